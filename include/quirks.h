@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * quirks.h - the quirk database: quirks.d files, precedence, lookup.
+ */
+#ifndef SCSI_SCAN_QUIRKS_H
+#define SCSI_SCAN_QUIRKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* INQUIRY field widths: a longer literal can never match. */
+#define QUIRK_VENDOR_LEN	8
+#define QUIRK_MODEL_LEN		16
+#define QUIRK_REVISION_LEN	4
+
+/**
+ * enum quirk_severity - how bad a diagnostic is
+ * @QUIRK_WARNING: the entry or file still loads
+ * @QUIRK_ERROR: the whole file is skipped
+ */
+enum quirk_severity {
+	QUIRK_WARNING,
+	QUIRK_ERROR,
+};
+
+/**
+ * struct quirk_diag - one problem found in a quirk file
+ * @severity: warning or error
+ * @file: path of the file as it was opened
+ * @line: 1-based line, or 0 if the problem concerns the whole file
+ * @message: what is wrong, in words
+ */
+struct quirk_diag {
+	enum quirk_severity severity;
+	char *file;
+	unsigned int line;
+	char *message;
+};
+
+/**
+ * struct quirk_diags - a growing list of diagnostics
+ * @items: the diagnostics in the order found
+ * @count: number of items
+ * @alloc: allocated slots
+ */
+struct quirk_diags {
+	struct quirk_diag *items;
+	size_t count;
+	size_t alloc;
+};
+
+/**
+ * quirk_diags_clear() - free every diagnostic and empty the list
+ * @diags: the list; may be reused afterwards
+ */
+void quirk_diags_clear(struct quirk_diags *diags);
+
+/**
+ * quirk_diags_count() - count diagnostics of one severity
+ * @diags: the list
+ * @severity: which kind to count
+ *
+ * Return: the number of matching items.
+ */
+size_t quirk_diags_count(const struct quirk_diags *diags, enum quirk_severity severity);
+
+/**
+ * struct quirk_entry - one device section of a quirk file
+ * @file: path of the file it came from
+ * @line: line of its "device" keyword
+ * @title: the section title
+ * @vendor: vendor pattern; "" matches a blank vendor field
+ * @model: model pattern; a literal is a prefix, "" matches every model
+ * @revision: revision pattern, or NULL for any revision
+ * @type: peripheral device type 0-31, or -1 for any
+ * @vendor_glob: @vendor holds one of '*', '?', '[' and is matched with fnmatch
+ * @model_glob: same for @model
+ * @revision_glob: same for @revision
+ * @sets_flags: the entry gives the whole flag set (key "flags")
+ * @flags: the flag set given by "flags"
+ * @add_flags: flags added to what earlier entries gave ("add_flags")
+ * @drop_flags: flags removed from what earlier entries gave ("drop_flags")
+ * @max_lun: highest LUN ever attached, or -1 if the entry does not say
+ * @attach: 1 or 0 if the entry says, -1 if it does not
+ * @builtin: the kernel's compiled-in table holds this entry with these flags
+ * @reason: free text, may be NULL
+ * @seq: position in the merged database (files by name, then line)
+ */
+struct quirk_entry {
+	char *file;
+	unsigned int line;
+	char *title;
+	char *vendor;
+	char *model;
+	char *revision;
+	int type;
+	bool vendor_glob;
+	bool model_glob;
+	bool revision_glob;
+	bool sets_flags;
+	uint64_t flags;
+	uint64_t add_flags;
+	uint64_t drop_flags;
+	long long max_lun;
+	int attach;
+	bool builtin;
+	char *reason;
+	size_t seq;
+};
+
+/**
+ * struct quirk_device - the identity a lookup matches against
+ * @vendor: INQUIRY vendor, cleaned with inquiry_field_clean()
+ * @model: INQUIRY product, cleaned
+ * @revision: INQUIRY revision, cleaned; NULL matches only entries without one
+ * @type: peripheral device type, or -1 if unknown (then only entries
+ *	without a type match)
+ */
+struct quirk_device {
+	const char *vendor;
+	const char *model;
+	const char *revision;
+	int type;
+};
+
+/**
+ * struct quirk_match - the merged result of every entry that matched
+ * @flags: resulting BLIST_* flags
+ * @max_lun: highest LUN to attach, or -1 for no limit
+ * @attach: false if no LUN of the device may be attached
+ * @count: number of contributing entries
+ * @sources: the contributing entries, in the order they were applied
+ */
+struct quirk_match {
+	uint64_t flags;
+	long long max_lun;
+	bool attach;
+	size_t count;
+	const struct quirk_entry **sources;
+};
+
+/**
+ * quirk_match_clear() - free what a lookup allocated
+ * @match: the result; it is left empty and may be reused
+ */
+void quirk_match_clear(struct quirk_match *match);
+
+struct quirk_db;
+
+/**
+ * quirk_db_new() - make an empty database
+ *
+ * Return: the database, or NULL if out of memory.
+ */
+struct quirk_db *quirk_db_new(void);
+
+/**
+ * quirk_db_free() - free a database and every entry
+ * @db: the database, or NULL
+ */
+void quirk_db_free(struct quirk_db *db);
+
+/**
+ * quirk_db_add_buffer() - parse quirk text and append its entries
+ * @db: the database, not yet finalized
+ * @name: file name used in entries and diagnostics
+ * @buf: the text
+ * @len: its length in bytes
+ * @diags: where problems are appended
+ *
+ * A text with any error adds no entry at all; warnings do not stop it.
+ *
+ * Return: 0 if the entries were added, -EINVAL if the text had errors,
+ * -EBUSY if @db is already finalized, -ENOMEM.
+ */
+int quirk_db_add_buffer(struct quirk_db *db, const char *name, const char *buf, size_t len,
+			struct quirk_diags *diags);
+
+/**
+ * quirk_db_add_file() - read one quirk file and append its entries
+ * @db: the database, not yet finalized
+ * @path: the file
+ * @diags: where problems are appended
+ *
+ * Return: as quirk_db_add_buffer(), or a negative errno from reading.
+ */
+int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags *diags);
+
+/**
+ * quirk_db_add_dirs() - load quirks.d directories with precedence
+ * @db: the database, not yet finalized
+ * @dirs: directories, lowest precedence first; missing ones are skipped
+ * @ndirs: number of @dirs
+ * @diags: where problems are appended
+ *
+ * Every "*.conf" file of every directory takes part, ordered by file name
+ * across all directories. A file in a later directory replaces a file of
+ * the same name in an earlier one; a symlink to /dev/null masks it.
+ *
+ * Return: 0 (problems of single files are only in @diags), or a negative
+ * errno if a directory could not be read for another reason than absence.
+ */
+int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
+		      struct quirk_diags *diags);
+
+/**
+ * quirk_db_finalize() - index the database and look for suspicious entries
+ * @db: the database
+ * @diags: where warnings are appended (shadowed entries, vendors that
+ *	differ only by case)
+ *
+ * After this, quirk_db_match() may be called and no entry may be added.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags);
+
+/**
+ * quirk_db_count() - number of entries
+ * @db: the database
+ *
+ * Return: the number of entries loaded.
+ */
+size_t quirk_db_count(const struct quirk_db *db);
+
+/**
+ * quirk_db_entry() - one entry by position
+ * @db: the database
+ * @i: position, below quirk_db_count()
+ *
+ * Return: the entry, owned by @db.
+ */
+const struct quirk_entry *quirk_db_entry(const struct quirk_db *db, size_t i);
+
+/**
+ * quirk_entry_matches() - whether one entry applies to a device
+ * @e: the entry
+ * @dev: the device
+ *
+ * Vendor: exact, model: prefix, revision and type: exact; a value holding
+ * a glob character is matched whole with fnmatch(3). All case-sensitive.
+ *
+ * Return: true if it applies.
+ */
+bool quirk_entry_matches(const struct quirk_entry *e, const struct quirk_device *dev);
+
+/**
+ * quirk_db_match() - look a device up
+ * @db: a finalized database
+ * @dev: the device
+ * @ret: the merged result; set only on success
+ *
+ * Every matching entry is applied in database order: "flags" replaces the
+ * flag set, "add_flags" and "drop_flags" change it, "max_lun" and "attach"
+ * replace earlier values.
+ *
+ * Return: 0, -EINVAL if @db is not finalized, -ENOMEM.
+ */
+int quirk_db_match(const struct quirk_db *db, const struct quirk_device *dev,
+		   struct quirk_match *ret);
+
+/**
+ * quirk_search_path() - the default quirks.d directories
+ * @root: prefix for every directory, or NULL for "/"
+ * @ret_dirs: set to a NULL-terminated array of strings; free with
+ *	quirk_search_path_free()
+ * @ret_count: number of directories
+ *
+ * Shipped (under the install prefix), then /etc, then /run.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_search_path(const char *root, char ***ret_dirs, size_t *ret_count);
+
+/**
+ * quirk_search_path_free() - free a search path
+ * @dirs: as returned by quirk_search_path(), or NULL
+ */
+void quirk_search_path_free(char **dirs);
+
+/**
+ * quirk_db_load() - load and finalize a database from directories
+ * @dirs: as for quirk_db_add_dirs()
+ * @ndirs: number of @dirs
+ * @diags: where problems are appended
+ * @ret_db: set to the new database on success
+ *
+ * Used for reloads too: the caller keeps its old database until this
+ * returns 0, then frees it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *diags,
+		  struct quirk_db **ret_db);
+
+/**
+ * quirk_dev_flags_export() - the kernel's dev_flags string for a database
+ * @db: a finalized database
+ * @ret_str: set to a malloc'ed "VENDOR:MODEL:0xFLAGS,..." string on success
+ * @diags: entries that cannot be expressed are reported here (as errors)
+ *
+ * Selects the literal entries whose merged kernel-relevant flags
+ * (blist_kernel_mask()) differ from what the kernel's compiled-in table
+ * gives the same device under 6.x matching rules (entries marked builtin;
+ * 8-character vendors never match there).
+ *
+ * Return: 0, -EINVAL if some selected entry cannot be written (glob, ':'
+ * or ',' in a string), -ENOMEM.
+ */
+int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags);
+
+/**
+ * struct quirk_dev_flag - one VENDOR:MODEL:FLAGS item of a dev_flags string
+ * @vendor: vendor as written
+ * @model: model as written
+ * @flags: the flag value
+ */
+struct quirk_dev_flag {
+	char *vendor;
+	char *model;
+	uint64_t flags;
+};
+
+/**
+ * quirk_dev_flags_parse() - split a dev_flags string as the kernel does
+ * @str: the value of scsi_mod.dev_flags
+ * @ret_items: set to a malloc'ed array on success
+ * @ret_count: number of items
+ * @ret_error: on -EINVAL, set to a static description of the problem
+ *
+ * Follows scsi_dev_info_list_add_str(): an optional leading quote, parsing
+ * ends at the first empty vendor, flags in base 0.
+ *
+ * Return: 0, -EINVAL (missing ':', bad number, unsupported bits), -ENOMEM.
+ */
+int quirk_dev_flags_parse(const char *str, struct quirk_dev_flag **ret_items, size_t *ret_count,
+			  const char **ret_error);
+
+/**
+ * quirk_dev_flags_free() - free the result of quirk_dev_flags_parse()
+ * @items: the array, or NULL
+ * @count: its length
+ */
+void quirk_dev_flags_free(struct quirk_dev_flag *items, size_t count);
+
+#endif

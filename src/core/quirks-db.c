@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * quirks-db.c - quirks.d precedence, the merged database, its index, lookup.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "quirks-internal.h"
+
+#ifndef QUIRKS_SHIPPED_DIR
+#define QUIRKS_SHIPPED_DIR "/usr/lib/scsi-scan/quirks.d"
+#endif
+#define QUIRKS_ETC_DIR "/etc/scsi-scan/quirks.d"
+#define QUIRKS_RUN_DIR "/run/scsi-scan/quirks.d"
+
+/* A quirk file this large is a mistake, not a database. */
+#define QUIRK_FILE_MAX (256u << 20)
+
+struct quirk_db *quirk_db_new(void)
+{
+	return calloc(1, sizeof(struct quirk_db));
+}
+
+void quirk_db_free(struct quirk_db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->count; i++)
+		quirk_entry_free(&db->entries[i]);
+	for (size_t i = 0; i < db->nbuckets; i++)
+		free(db->buckets[i].idx);
+	free(db->buckets);
+	free(db->glob_idx);
+	free(db->entries);
+	free(db);
+}
+
+size_t quirk_db_count(const struct quirk_db *db)
+{
+	return db->count;
+}
+
+const struct quirk_entry *quirk_db_entry(const struct quirk_db *db, size_t i)
+{
+	return i < db->count ? &db->entries[i] : NULL;
+}
+
+int quirk_db_add_buffer(struct quirk_db *db, const char *name, const char *buf, size_t len,
+			struct quirk_diags *diags)
+{
+	struct quirk_entry *entries = NULL;
+	size_t count = 0;
+	int r;
+
+	if (db->finalized)
+		return -EBUSY;
+	r = quirk_parse_buffer(name, buf, len, diags, &entries, &count);
+	if (r < 0)
+		return r;
+	if (db->count + count > db->alloc) {
+		size_t n = db->alloc ? db->alloc : 64;
+		struct quirk_entry *p;
+
+		while (n < db->count + count)
+			n *= 2;
+		p = realloc(db->entries, n * sizeof(*p));
+		if (!p) {
+			for (size_t i = 0; i < count; i++)
+				quirk_entry_free(&entries[i]);
+			free(entries);
+			return -ENOMEM;
+		}
+		db->entries = p;
+		db->alloc = n;
+	}
+	for (size_t i = 0; i < count; i++) {
+		entries[i].seq = db->count;
+		db->entries[db->count++] = entries[i];
+	}
+	free(entries);
+	return 0;
+}
+
+static int read_file(const char *path, char **ret_buf, size_t *ret_len)
+{
+	size_t len = 0, alloc = 0;
+	char *buf = NULL;
+	struct stat st;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == alloc) {
+			char *p;
+
+			if (alloc >= QUIRK_FILE_MAX) {
+				r = -EFBIG;
+				goto fail;
+			}
+			alloc = alloc ? alloc * 2 : 16384;
+			p = realloc(buf, alloc + 1);
+			if (!p) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			buf = p;
+		}
+		n = read(fd, buf + len, alloc - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (!buf) {
+		buf = malloc(1);
+		if (!buf)
+			return -ENOMEM;
+	}
+	buf[len] = '\0';
+	*ret_buf = buf;
+	*ret_len = len;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags *diags)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int r;
+
+	r = read_file(path, &buf, &len);
+	if (r < 0) {
+		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r)) < 0)
+			return -ENOMEM;
+		return r;
+	}
+	r = quirk_db_add_buffer(db, path, buf, len, diags);
+	free(buf);
+	return r;
+}
+
+struct dir_file {
+	char *name;
+	char *path;
+};
+
+static int dir_file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dir_file *)a)->name, ((const struct dir_file *)b)->name);
+}
+
+static bool is_masked(const char *path)
+{
+	static const char devnull[] = "/dev/null";
+	char target[sizeof(devnull) + 1];
+	struct stat st;
+	ssize_t n;
+
+	n = readlink(path, target, sizeof(target));
+	if (n == (ssize_t)sizeof(devnull) - 1 && memcmp(target, devnull, n) == 0)
+		return true;
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+	       minor(st.st_rdev) == 3;
+}
+
+static bool is_conf_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+/* Records each *.conf of one directory, replacing same-named ones. */
+static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
+		       struct quirk_diags *diags)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return quirk_diag_add(diags, QUIRK_ERROR, dir, 0, "cannot open directory: %s",
+				      strerror(errno));
+	}
+	while ((de = readdir(d))) {
+		struct dir_file *f = NULL;
+		char *path;
+
+		if (!is_conf_name(de->d_name))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < *count; i++)
+			if (strcmp((*files)[i].name, de->d_name) == 0)
+				f = &(*files)[i];
+		if (f) {
+			free(f->path);
+			f->path = path;
+			continue;
+		}
+		f = realloc(*files, (*count + 1) * sizeof(*f));
+		if (!f) {
+			free(path);
+			r = -ENOMEM;
+			break;
+		}
+		*files = f;
+		f[*count].path = path;
+		f[*count].name = strdup(de->d_name);
+		if (!f[*count].name) {
+			free(path);
+			r = -ENOMEM;
+			break;
+		}
+		(*count)++;
+	}
+	closedir(d);
+	return r;
+}
+
+int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
+		      struct quirk_diags *diags)
+{
+	struct dir_file *files = NULL;
+	size_t count = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < ndirs && r == 0; i++)
+		r = collect_dir(dirs[i], &files, &count, diags);
+	if (r == 0 && count)
+		qsort(files, count, sizeof(*files), dir_file_cmp);
+	for (size_t i = 0; i < count && r == 0; i++) {
+		if (is_masked(files[i].path))
+			continue;
+		r = quirk_db_add_file(db, files[i].path, diags);
+		/* A broken or unreadable file is skipped whole; the rest loads. */
+		if (r != -ENOMEM)
+			r = 0;
+	}
+	for (size_t i = 0; i < count; i++) {
+		free(files[i].name);
+		free(files[i].path);
+	}
+	free(files);
+	return r;
+}
+
+static const struct quirk_entry *sort_base;
+
+static int cmp_vendor_seq(const void *a, const void *b)
+{
+	const struct quirk_entry *x = &sort_base[*(const size_t *)a];
+	const struct quirk_entry *y = &sort_base[*(const size_t *)b];
+	int c = strcmp(x->vendor, y->vendor);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_model(const void *a, const void *b)
+{
+	const struct quirk_entry *x = &sort_base[*(const size_t *)a];
+	const struct quirk_entry *y = &sort_base[*(const size_t *)b];
+
+	return strcmp(x->model, y->model);
+}
+
+static bool flag_ops(const struct quirk_entry *e)
+{
+	return e->sets_flags || e->add_flags || e->drop_flags;
+}
+
+/* Does later entry @b apply to every device @a applies to, and replace
+ * everything @a sets? */
+static bool shadows(const struct quirk_entry *b, const struct quirk_entry *a)
+{
+	if (b->seq <= a->seq)
+		return false;
+	if (b->revision && (!a->revision || a->revision_glob || b->revision_glob ||
+			    strcmp(a->revision, b->revision) != 0))
+		return false;
+	if (b->type >= 0 && b->type != a->type)
+		return false;
+	if (flag_ops(a) && !b->sets_flags)
+		return false;
+	if (a->max_lun >= 0 && b->max_lun < 0)
+		return false;
+	if (a->attach >= 0 && b->attach < 0)
+		return false;
+	return flag_ops(a) || a->max_lun >= 0 || a->attach >= 0;
+}
+
+/* The range of the model-sorted @idx whose literal model is exactly @prefix. */
+static void model_range(const struct quirk_entry *entries, const size_t *idx, size_t n,
+			const char *prefix, size_t *lo, size_t *hi)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (strcmp(entries[idx[m]].model, prefix) < 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*lo = l;
+	while (l < n && strcmp(entries[idx[l]].model, prefix) == 0)
+		l++;
+	*hi = l;
+}
+
+static int warn_shadowed(struct quirk_db *db, const struct vendor_bucket *b,
+			 struct quirk_diags *diags)
+{
+	size_t *idx, n = 0;
+	int r = 0;
+
+	idx = malloc(b->count * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->count; i++)
+		if (!db->entries[b->idx[i]].model_glob)
+			idx[n++] = b->idx[i];
+	sort_base = db->entries;
+	qsort(idx, n, sizeof(*idx), cmp_model);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct quirk_entry *a = &db->entries[idx[i]];
+		const struct quirk_entry *by = NULL;
+		size_t mlen = strlen(a->model);
+		char *prefix = strdup(a->model);
+
+		if (!prefix) {
+			r = -ENOMEM;
+			break;
+		}
+		/* Only an entry whose model is a prefix of ours can cover us. */
+		for (size_t len = 0; len <= mlen && !by; len++) {
+			size_t lo, hi;
+
+			prefix[len] = '\0';
+			model_range(db->entries, idx, n, prefix, &lo, &hi);
+			prefix[len] = a->model[len];
+			for (size_t k = lo; k < hi && !by; k++)
+				if (shadows(&db->entries[idx[k]], a))
+					by = &db->entries[idx[k]];
+		}
+		free(prefix);
+		if (by)
+			r = quirk_diag_add(diags, QUIRK_WARNING, a->file, a->line,
+					   "device '%s' is shadowed by '%s' at %s:%u, which matches "
+					   "the same devices and replaces all it sets",
+					   a->title, by->title, by->file, by->line);
+	}
+	free(idx);
+	return r;
+}
+
+static int cmp_bucket_nocase(const void *a, const void *b)
+{
+	const struct vendor_bucket *x = *(const struct vendor_bucket *const *)a;
+	const struct vendor_bucket *y = *(const struct vendor_bucket *const *)b;
+	int c = strcasecmp(x->vendor, y->vendor);
+
+	return c ? c : strcmp(x->vendor, y->vendor);
+}
+
+static int warn_case_vendors(struct quirk_db *db, struct quirk_diags *diags)
+{
+	const struct vendor_bucket **v;
+	int r = 0;
+
+	if (db->nbuckets < 2)
+		return 0;
+	v = malloc(db->nbuckets * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < db->nbuckets; i++)
+		v[i] = &db->buckets[i];
+	qsort(v, db->nbuckets, sizeof(*v), cmp_bucket_nocase);
+	for (size_t i = 1; i < db->nbuckets && r == 0; i++) {
+		const struct quirk_entry *a = &db->entries[v[i - 1]->idx[0]];
+		const struct quirk_entry *b = &db->entries[v[i]->idx[0]];
+
+		if (strcasecmp(a->vendor, b->vendor) != 0)
+			continue;
+		if (a->seq > b->seq) {
+			const struct quirk_entry *t = a;
+
+			a = b;
+			b = t;
+		}
+		r = quirk_diag_add(diags, QUIRK_WARNING, b->file, b->line,
+				   "vendor '%s' differs from '%s' (%s:%u) only by case; matching "
+				   "is case-sensitive",
+				   b->vendor, a->vendor, a->file, a->line);
+	}
+	free(v);
+	return r;
+}
+
+int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags)
+{
+	size_t *idx, n = 0;
+	int r = 0;
+
+	if (db->finalized)
+		return 0;
+	idx = malloc((db->count + 1) * sizeof(*idx));
+	db->glob_idx = malloc((db->count + 1) * sizeof(*db->glob_idx));
+	if (!idx || !db->glob_idx) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < db->count; i++) {
+		if (db->entries[i].vendor_glob)
+			db->glob_idx[db->nglob++] = i;
+		else
+			idx[n++] = i;
+	}
+	sort_base = db->entries;
+	qsort(idx, n, sizeof(*idx), cmp_vendor_seq);
+	for (size_t i = 0; i < n;) {
+		struct vendor_bucket *b;
+		size_t j = i;
+
+		while (j < n && strcmp(db->entries[idx[j]].vendor, db->entries[idx[i]].vendor) == 0)
+			j++;
+		b = realloc(db->buckets, (db->nbuckets + 1) * sizeof(*b));
+		if (!b) {
+			r = -ENOMEM;
+			goto out;
+		}
+		db->buckets = b;
+		b = &db->buckets[db->nbuckets];
+		b->vendor = db->entries[idx[i]].vendor;
+		b->count = j - i;
+		b->idx = malloc(b->count * sizeof(*b->idx));
+		if (!b->idx) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(b->idx, idx + i, b->count * sizeof(*b->idx));
+		db->nbuckets++;
+		i = j;
+	}
+	db->finalized = true;
+	for (size_t i = 0; i < db->nbuckets && r == 0; i++)
+		r = warn_shadowed(db, &db->buckets[i], diags);
+	if (r == 0)
+		r = warn_case_vendors(db, diags);
+out:
+	free(idx);
+	return r;
+}
+
+static bool field_matches(const char *pattern, bool glob, const char *value)
+{
+	if (glob)
+		return fnmatch(pattern, value, 0) == 0;
+	return strcmp(pattern, value) == 0;
+}
+
+bool quirk_entry_matches(const struct quirk_entry *e, const struct quirk_device *dev)
+{
+	if (!field_matches(e->vendor, e->vendor_glob, dev->vendor ? dev->vendor : ""))
+		return false;
+	if (e->model_glob) {
+		if (fnmatch(e->model, dev->model ? dev->model : "", 0) != 0)
+			return false;
+	} else if (strncmp(dev->model ? dev->model : "", e->model, strlen(e->model)) != 0) {
+		return false;
+	}
+	if (e->revision && (!dev->revision ||
+			    !field_matches(e->revision, e->revision_glob, dev->revision)))
+		return false;
+	return e->type < 0 || e->type == dev->type;
+}
+
+void quirk_match_clear(struct quirk_match *match)
+{
+	free(match->sources);
+	memset(match, 0, sizeof(*match));
+}
+
+const struct vendor_bucket *quirk_db_bucket(const struct quirk_db *db, const char *vendor)
+{
+	size_t lo = 0, hi = db->nbuckets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(db->buckets[mid].vendor, vendor);
+
+		if (c == 0)
+			return &db->buckets[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int quirk_db_match(const struct quirk_db *db, const struct quirk_device *dev,
+		   struct quirk_match *ret)
+{
+	const struct vendor_bucket *b;
+	struct quirk_match m = { .max_lun = -1, .attach = true };
+	size_t nb, i = 0, g = 0, alloc = 0;
+
+	if (!db->finalized)
+		return -EINVAL;
+	b = quirk_db_bucket(db, dev->vendor ? dev->vendor : "");
+	nb = b ? b->count : 0;
+	/* Both lists are in database order; merge them so entries apply in it. */
+	while (i < nb || g < db->nglob) {
+		const struct quirk_entry *e;
+
+		if (g >= db->nglob || (i < nb && b->idx[i] < db->glob_idx[g]))
+			e = &db->entries[b->idx[i++]];
+		else
+			e = &db->entries[db->glob_idx[g++]];
+		if (!quirk_entry_matches(e, dev))
+			continue;
+		if (m.count == alloc) {
+			const struct quirk_entry **p;
+
+			alloc = alloc ? alloc * 2 : 4;
+			p = realloc(m.sources, alloc * sizeof(*p));
+			if (!p) {
+				free(m.sources);
+				return -ENOMEM;
+			}
+			m.sources = p;
+		}
+		m.sources[m.count++] = e;
+		if (e->sets_flags)
+			m.flags = e->flags;
+		m.flags = (m.flags | e->add_flags) & ~e->drop_flags;
+		if (e->max_lun >= 0)
+			m.max_lun = e->max_lun;
+		if (e->attach >= 0)
+			m.attach = e->attach;
+	}
+	*ret = m;
+	return 0;
+}
+
+int quirk_search_path(const char *root, char ***ret_dirs, size_t *ret_count)
+{
+	static const char *const defaults[] = { QUIRKS_SHIPPED_DIR, QUIRKS_ETC_DIR,
+						QUIRKS_RUN_DIR };
+	const size_t n = sizeof(defaults) / sizeof(defaults[0]);
+	char **dirs;
+	size_t rl;
+
+	if (!root)
+		root = "";
+	rl = strlen(root);
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	dirs = calloc(n + 1, sizeof(*dirs));
+	if (!dirs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&dirs[i], "%.*s%s", (int)rl, root, defaults[i]) < 0) {
+			dirs[i] = NULL;
+			quirk_search_path_free(dirs);
+			return -ENOMEM;
+		}
+	}
+	*ret_dirs = dirs;
+	*ret_count = n;
+	return 0;
+}
+
+void quirk_search_path_free(char **dirs)
+{
+	if (!dirs)
+		return;
+	for (size_t i = 0; dirs[i]; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *diags,
+		  struct quirk_db **ret_db)
+{
+	struct quirk_db *db = quirk_db_new();
+	int r;
+
+	if (!db)
+		return -ENOMEM;
+	r = quirk_db_add_dirs(db, dirs, ndirs, diags);
+	if (r == 0)
+		r = quirk_db_finalize(db, diags);
+	if (r < 0) {
+		quirk_db_free(db);
+		return r;
+	}
+	*ret_db = db;
+	return 0;
+}

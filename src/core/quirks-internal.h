@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * quirks-internal.h - shared between the quirk database's source files.
+ */
+#ifndef SCSI_SCAN_QUIRKS_INTERNAL_H
+#define SCSI_SCAN_QUIRKS_INTERNAL_H
+
+#include "quirks.h"
+
+struct vendor_bucket {
+	const char *vendor;
+	size_t *idx;
+	size_t count;
+};
+
+struct quirk_db {
+	struct quirk_entry *entries;
+	size_t count;
+	size_t alloc;
+	bool finalized;
+	struct vendor_bucket *buckets;
+	size_t nbuckets;
+	size_t *glob_idx;
+	size_t nglob;
+};
+
+/**
+ * quirk_diag_add() - append a diagnostic
+ * @diags: the list, or NULL to drop it
+ * @severity: warning or error
+ * @file: file name
+ * @line: line, or 0
+ * @fmt: printf format of the message
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_diag_add(struct quirk_diags *diags, enum quirk_severity severity, const char *file,
+		   unsigned int line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * quirk_entry_free() - free the strings of one entry
+ * @e: the entry
+ */
+void quirk_entry_free(struct quirk_entry *e);
+
+/**
+ * quirk_parse_buffer() - parse quirk text into entries
+ * @name: file name for entries and diagnostics
+ * @buf: the text
+ * @len: its length
+ * @diags: where problems are appended
+ * @ret_entries: set to a malloc'ed array on success
+ * @ret_count: its length
+ *
+ * Return: 0, -EINVAL if the text had an error, -ENOMEM.
+ */
+int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct quirk_diags *diags,
+		       struct quirk_entry **ret_entries, size_t *ret_count);
+
+/**
+ * quirk_db_bucket() - the entries with one literal vendor
+ * @db: a finalized database
+ * @vendor: the vendor, compared exactly
+ *
+ * Return: the bucket (entry indices in database order), or NULL.
+ */
+const struct vendor_bucket *quirk_db_bucket(const struct quirk_db *db, const char *vendor);
+
+/**
+ * quirk_has_glob() - whether a value is matched as a shell glob
+ * @s: the value
+ *
+ * Return: true if it holds '*', '?' or '['.
+ */
+bool quirk_has_glob(const char *s);
+
+#endif

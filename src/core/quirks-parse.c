@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * quirks-parse.c - one quirks.d file (libconfuse syntax) into entries.
+ */
+#include <confuse.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blist.h"
+#include "quirks-internal.h"
+
+enum key {
+	KEY_VENDOR,
+	KEY_MODEL,
+	KEY_REVISION,
+	KEY_TYPE,
+	KEY_FLAGS,
+	KEY_ADD_FLAGS,
+	KEY_DROP_FLAGS,
+	KEY_MAX_LUN,
+	KEY_ATTACH,
+	KEY_BUILTIN,
+	KEY_REASON,
+	KEY_COUNT,
+};
+
+static const char *const key_names[KEY_COUNT] = {
+	[KEY_VENDOR] = "vendor",	 [KEY_MODEL] = "model",
+	[KEY_REVISION] = "revision",	 [KEY_TYPE] = "type",
+	[KEY_FLAGS] = "flags",		 [KEY_ADD_FLAGS] = "add_flags",
+	[KEY_DROP_FLAGS] = "drop_flags", [KEY_MAX_LUN] = "max_lun",
+	[KEY_ATTACH] = "attach",	 [KEY_BUILTIN] = "builtin",
+	[KEY_REASON] = "reason",
+};
+
+/* Where each section and each of its keys starts; libconfuse only knows
+ * the line its lexer has reached. */
+struct section_pos {
+	unsigned int line;
+	unsigned int key_line[KEY_COUNT];
+};
+
+struct prescan {
+	struct section_pos *sections;
+	size_t count;
+	unsigned int open_quote_line;	/* unterminated string, or 0 */
+	unsigned int multi_line_quote;	/* first string that spans lines, or 0 */
+	unsigned int list_comment_line; /* '#' inside a { } list, or 0 */
+};
+
+struct parse_ctx {
+	const char *name;
+	struct quirk_diags *diags;
+	int nomem;
+};
+
+/* libconfuse's lexer is global state, so parsing is single-threaded anyway;
+ * this is how the error callback finds its file. */
+static struct parse_ctx *current_ctx;
+
+int quirk_diag_add(struct quirk_diags *diags, enum quirk_severity severity, const char *file,
+		   unsigned int line, const char *fmt, ...)
+{
+	struct quirk_diag *d;
+	va_list ap;
+	int r;
+
+	if (!diags)
+		return 0;
+	if (diags->count == diags->alloc) {
+		size_t n = diags->alloc ? diags->alloc * 2 : 16;
+		struct quirk_diag *p = realloc(diags->items, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		diags->items = p;
+		diags->alloc = n;
+	}
+	d = &diags->items[diags->count];
+	d->severity = severity;
+	d->line = line;
+	d->file = strdup(file ? file : "");
+	va_start(ap, fmt);
+	r = vasprintf(&d->message, fmt, ap);
+	va_end(ap);
+	if (!d->file || r < 0) {
+		free(d->file);
+		return -ENOMEM;
+	}
+	diags->count++;
+	return 0;
+}
+
+void quirk_diags_clear(struct quirk_diags *diags)
+{
+	for (size_t i = 0; i < diags->count; i++) {
+		free(diags->items[i].file);
+		free(diags->items[i].message);
+	}
+	free(diags->items);
+	diags->items = NULL;
+	diags->count = diags->alloc = 0;
+}
+
+size_t quirk_diags_count(const struct quirk_diags *diags, enum quirk_severity severity)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < diags->count; i++)
+		if (diags->items[i].severity == severity)
+			n++;
+	return n;
+}
+
+void quirk_entry_free(struct quirk_entry *e)
+{
+	free(e->file);
+	free(e->title);
+	free(e->vendor);
+	free(e->model);
+	free(e->revision);
+	free(e->reason);
+	memset(e, 0, sizeof(*e));
+}
+
+bool quirk_has_glob(const char *s)
+{
+	return s && strpbrk(s, "*?[") != NULL;
+}
+
+static bool is_ident(char c, bool first)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+		return true;
+	return !first && ((c >= '0' && c <= '9') || c == '-');
+}
+
+/* Returns the line of the first byte that is NUL or not UTF-8, or 0. */
+static unsigned int find_bad_byte(const unsigned char *s, size_t len, bool *is_nul)
+{
+	unsigned int line = 1;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		size_t need = 0;
+		uint32_t cp;
+
+		if (c == '\n')
+			line++;
+		if (c == 0) {
+			*is_nul = true;
+			return line;
+		}
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			goto bad;
+		}
+		if (i + need >= len)
+			goto bad;
+		for (size_t k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+			goto bad;
+		i += need + 1;
+	}
+	return 0;
+bad:
+	*is_nul = false;
+	return line;
+}
+
+static int prescan_add_section(struct prescan *ps, unsigned int line)
+{
+	struct section_pos *p = realloc(ps->sections, (ps->count + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	ps->sections = p;
+	memset(&p[ps->count], 0, sizeof(*p));
+	p[ps->count].line = line;
+	ps->count++;
+	return 0;
+}
+
+/*
+ * A small lexer over the libconfuse syntax: it records where each top-level
+ * "device" section and each of its keys starts, and spots the two mistakes
+ * libconfuse 3.3 reports at the wrong line (an unterminated string, a
+ * comment inside a list).
+ */
+static int prescan(const char *s, size_t len, struct prescan *ps)
+{
+	unsigned int line = 1, device_line = 0;
+	int depth = 0;
+	size_t i = 0;
+	bool list = false;
+
+	memset(ps, 0, sizeof(*ps));
+	while (i < len) {
+		char c = s[i];
+
+		if (c == '\n') {
+			line++;
+			i++;
+		} else if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
+			if (list && !ps->list_comment_line)
+				ps->list_comment_line = line;
+			while (i < len && s[i] != '\n')
+				i++;
+		} else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			for (i += 2; i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'); i++)
+				if (s[i] == '\n')
+					line++;
+			i += 2;
+		} else if (c == '"' || c == '\'') {
+			unsigned int start = line;
+
+			for (i++; i < len && s[i] != c; i++) {
+				if (s[i] == '\\' && c == '"' && i + 1 < len)
+					i++;
+				if (s[i] == '\n')
+					line++;
+			}
+			if (line != start && !ps->multi_line_quote)
+				ps->multi_line_quote = start;
+			if (i >= len) {
+				/* The quote that went missing is usually the one
+				 * whose string ran over the end of its line. */
+				ps->open_quote_line = ps->multi_line_quote ? ps->multi_line_quote :
+									      start;
+				return 0;
+			}
+			i++;
+		} else if (c == '{') {
+			if (depth == 0 && device_line) {
+				if (prescan_add_section(ps, device_line) < 0)
+					return -ENOMEM;
+				device_line = 0;
+			} else if (depth >= 1) {
+				list = true;
+			}
+			depth++;
+			i++;
+		} else if (c == '}') {
+			if (depth > 0)
+				depth--;
+			if (depth <= 1)
+				list = false;
+			i++;
+		} else if (is_ident(c, true)) {
+			size_t start = i;
+
+			while (i < len && is_ident(s[i], false))
+				i++;
+			if (depth == 0 && i - start == 6 && memcmp(s + start, "device", 6) == 0) {
+				device_line = line;
+			} else if (depth == 1 && ps->count) {
+				for (int k = 0; k < KEY_COUNT; k++)
+					if (strlen(key_names[k]) == i - start &&
+					    memcmp(key_names[k], s + start, i - start) == 0 &&
+					    !ps->sections[ps->count - 1].key_line[k])
+						ps->sections[ps->count - 1].key_line[k] = line;
+			}
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
+{
+	struct parse_ctx *ctx = current_ctx;
+	char *msg = NULL;
+
+	if (!ctx)
+		return;
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		ctx->nomem = 1;
+		return;
+	}
+	if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, cfg ? (unsigned int)cfg->line : 0,
+			   "%s", msg) < 0)
+		ctx->nomem = 1;
+	free(msg);
+}
+
+static int parse_flag_list(cfg_t *sec, const char *key, unsigned int line, struct parse_ctx *ctx,
+			   uint64_t *ret, int *errors)
+{
+	uint64_t value = 0;
+
+	for (unsigned int i = 0; i < cfg_size(sec, key); i++) {
+		const char *name = cfg_getnstr(sec, key, i);
+		const struct blist_flag *f = name ? blist_flag_by_name(name) : NULL;
+		const char *hint = "";
+		char lower[64];
+
+		if (f) {
+			value |= f->bit;
+			continue;
+		}
+		if (name) {
+			const char *base = strncmp(name, "BLIST_", 6) == 0 ? name + 6 : name;
+			size_t k;
+
+			for (k = 0; base[k] && k + 1 < sizeof(lower); k++)
+				lower[k] = (base[k] >= 'A' && base[k] <= 'Z') ? base[k] + 32 : base[k];
+			lower[k] = '\0';
+			if (blist_flag_by_name(lower))
+				hint = lower;
+		}
+		(*errors)++;
+		if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				   "unknown flag '%s' in '%s'%s%s%s", name ? name : "", key,
+				   *hint ? " (did you mean '" : "", hint, *hint ? "'?)" : "") < 0)
+			return -ENOMEM;
+	}
+	*ret = value;
+	return 0;
+}
+
+static int dup_opt(cfg_t *sec, const char *key, char **ret)
+{
+	const char *v = cfg_size(sec, key) ? cfg_getstr(sec, key) : NULL;
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	*ret = strdup(v);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int check_length(struct parse_ctx *ctx, const char *key, const char *value, bool glob,
+			size_t max, unsigned int line)
+{
+	if (!value || glob || strlen(value) <= max)
+		return 0;
+	return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
+			      "%s '%s' is longer than the %zu bytes of its INQUIRY field and can "
+			      "never match",
+			      key, value, max);
+}
+
+static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct parse_ctx *ctx,
+			    struct quirk_entry *e, int *errors)
+{
+	unsigned int line = pos ? pos->line : 0;
+	const unsigned int *kl = pos ? pos->key_line : NULL;
+	int r;
+
+#define KLINE(k) ((kl && kl[k]) ? kl[k] : line)
+	memset(e, 0, sizeof(*e));
+	e->line = line;
+	e->type = -1;
+	e->max_lun = -1;
+	e->attach = -1;
+	e->file = strdup(ctx->name);
+	e->title = strdup(cfg_title(sec) ? cfg_title(sec) : "");
+	if (!e->file || !e->title)
+		return -ENOMEM;
+	r = dup_opt(sec, "vendor", &e->vendor);
+	if (r == 0)
+		r = dup_opt(sec, "model", &e->model);
+	if (r == 0)
+		r = dup_opt(sec, "revision", &e->revision);
+	if (r == 0)
+		r = dup_opt(sec, "reason", &e->reason);
+	if (r < 0)
+		return r;
+	if (!e->vendor) {
+		(*errors)++;
+		return quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				      "device '%s' has no vendor (use vendor = \"\" for a blank "
+				      "vendor field)",
+				      e->title);
+	}
+	if (!e->model) {
+		e->model = strdup("");
+		if (!e->model)
+			return -ENOMEM;
+	}
+	e->vendor_glob = quirk_has_glob(e->vendor);
+	e->model_glob = quirk_has_glob(e->model);
+	e->revision_glob = quirk_has_glob(e->revision);
+	r = check_length(ctx, "vendor", e->vendor, e->vendor_glob, QUIRK_VENDOR_LEN,
+			 KLINE(KEY_VENDOR));
+	if (r == 0)
+		r = check_length(ctx, "model", e->model, e->model_glob, QUIRK_MODEL_LEN,
+				 KLINE(KEY_MODEL));
+	if (r == 0)
+		r = check_length(ctx, "revision", e->revision, e->revision_glob,
+				 QUIRK_REVISION_LEN, KLINE(KEY_REVISION));
+	if (r < 0)
+		return r;
+
+	if (cfg_size(sec, "type")) {
+		long t = cfg_getint(sec, "type");
+
+		if (t < 0 || t > 31) {
+			(*errors)++;
+			r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_TYPE),
+					   "type %ld is not a peripheral device type (0-31)", t);
+			if (r < 0)
+				return r;
+		}
+		e->type = (int)t;
+	}
+	/* "flags = {}" is an empty list to libconfuse but still sets the flags */
+	e->sets_flags = cfg_size(sec, "flags") > 0 || (kl && kl[KEY_FLAGS]);
+	r = parse_flag_list(sec, "flags", KLINE(KEY_FLAGS), ctx, &e->flags, errors);
+	if (r == 0)
+		r = parse_flag_list(sec, "add_flags", KLINE(KEY_ADD_FLAGS), ctx, &e->add_flags,
+				    errors);
+	if (r == 0)
+		r = parse_flag_list(sec, "drop_flags", KLINE(KEY_DROP_FLAGS), ctx,
+				    &e->drop_flags, errors);
+	if (r < 0)
+		return r;
+	if (e->sets_flags && (e->add_flags || e->drop_flags)) {
+		(*errors)++;
+		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_FLAGS),
+				   "device '%s' has both 'flags' and 'add_flags'/'drop_flags'; "
+				   "'flags' replaces the whole set",
+				   e->title);
+		if (r < 0)
+			return r;
+	}
+	if (e->add_flags & e->drop_flags) {
+		(*errors)++;
+		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_DROP_FLAGS),
+				   "device '%s' both adds and drops the same flag", e->title);
+		if (r < 0)
+			return r;
+	}
+	if (cfg_size(sec, "max_lun")) {
+		long m = cfg_getint(sec, "max_lun");
+
+		if (m < 0) {
+			(*errors)++;
+			r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_MAX_LUN),
+					   "max_lun %ld is negative", m);
+			if (r < 0)
+				return r;
+		}
+		e->max_lun = m;
+	}
+	if (cfg_size(sec, "attach"))
+		e->attach = cfg_getbool(sec, "attach") ? 1 : 0;
+	if (cfg_size(sec, "builtin"))
+		e->builtin = cfg_getbool(sec, "builtin");
+	if (!e->sets_flags && !e->add_flags && !e->drop_flags && e->max_lun < 0 && e->attach < 0)
+		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
+				      "device '%s' changes nothing (no flags, max_lun or attach)",
+				      e->title);
+#undef KLINE
+	return 0;
+}
+
+int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct quirk_diags *diags,
+		       struct quirk_entry **ret_entries, size_t *ret_count)
+{
+	cfg_opt_t device_opts[] = {
+		CFG_STR("vendor", NULL, CFGF_NODEFAULT),
+		CFG_STR("model", NULL, CFGF_NODEFAULT),
+		CFG_STR("revision", NULL, CFGF_NODEFAULT),
+		CFG_INT("type", -1, CFGF_NODEFAULT),
+		CFG_STR_LIST("flags", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("add_flags", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("drop_flags", NULL, CFGF_NODEFAULT),
+		CFG_INT("max_lun", -1, CFGF_NODEFAULT),
+		CFG_BOOL("attach", cfg_true, CFGF_NODEFAULT),
+		CFG_BOOL("builtin", cfg_false, CFGF_NODEFAULT),
+		CFG_STR("reason", NULL, CFGF_NODEFAULT),
+		CFG_END(),
+	};
+	cfg_opt_t opts[] = {
+		CFG_SEC("device", device_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+		CFG_END(),
+	};
+	struct parse_ctx ctx = { .name = name, .diags = diags };
+	struct quirk_entry *entries = NULL;
+	struct prescan ps;
+	size_t count = 0, nsec, before;
+	int errors = 0, r;
+	cfg_t *cfg = NULL;
+	char *text = NULL;
+	bool nul = false;
+	unsigned int bad;
+
+	bad = find_bad_byte((const unsigned char *)buf, len, &nul);
+	if (bad) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, bad,
+				   nul ? "NUL byte: not a text file" : "not valid UTF-8");
+		return r < 0 ? r : -EINVAL;
+	}
+	r = prescan(buf, len, &ps);
+	if (r < 0)
+		goto out;
+	text = strndup(buf, len);
+	cfg = cfg_init(opts, CFGF_NONE);
+	if (!text || !cfg) {
+		r = -ENOMEM;
+		goto out;
+	}
+	cfg_set_error_function(cfg, cfg_error_cb);
+	before = diags ? diags->count : 0;
+	current_ctx = &ctx;
+	r = cfg_parse_buf(cfg, text);
+	current_ctx = NULL;
+	if (ctx.nomem) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (r != CFG_SUCCESS) {
+		r = 0;
+		if (ps.open_quote_line)
+			r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.open_quote_line,
+					   "string opened here is never closed");
+		else if (ps.list_comment_line)
+			r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.list_comment_line,
+					   "comment inside a { } list (libconfuse 3.3 rejects it; "
+					   "move it after the closing brace)");
+		else if (diags && diags->count == before)
+			r = quirk_diag_add(diags, QUIRK_ERROR, name, 0, "syntax error");
+		if (r < 0)
+			goto out;
+		/* Our own finding is the precise one: put it before libconfuse's. */
+		if ((ps.open_quote_line || ps.list_comment_line) && diags->count > before + 1) {
+			struct quirk_diag hint = diags->items[diags->count - 1];
+
+			memmove(&diags->items[before + 1], &diags->items[before],
+				(diags->count - 1 - before) * sizeof(hint));
+			diags->items[before] = hint;
+		}
+		r = -EINVAL;
+		goto out;
+	}
+	nsec = cfg_size(cfg, "device");
+	if (nsec) {
+		entries = calloc(nsec, sizeof(*entries));
+		if (!entries) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < nsec; i++) {
+		const struct section_pos *pos = i < ps.count ? &ps.sections[i] : NULL;
+
+		r = section_to_entry(cfg_getnsec(cfg, "device", i), pos, &ctx, &entries[i],
+				     &errors);
+		count = i + 1;
+		if (r < 0)
+			goto out;
+	}
+	if (nsec == 0)
+		r = quirk_diag_add(diags, QUIRK_WARNING, name, 0, "no device entries");
+	if (r < 0)
+		goto out;
+	if (errors) {
+		r = -EINVAL;
+		goto out;
+	}
+	*ret_entries = entries;
+	*ret_count = count;
+	entries = NULL;
+	count = 0;
+	r = 0;
+out:
+	for (size_t i = 0; i < count; i++)
+		quirk_entry_free(&entries[i]);
+	free(entries);
+	free(ps.sections);
+	free(text);
+	if (cfg)
+		cfg_free(cfg);
+	return r;
+}

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * scsi-quirks - check, query, list, export and import the SCSI quirk database.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "blist.h"
+#include "inquiry.h"
+#include "quirks.h"
+
+#define EXIT_USAGE 2
+#define DEV_FLAGS_MAX 255
+
+struct options {
+	const char **dirs;
+	size_t ndirs;
+	const char *root;
+	const char *vendor;
+	const char *model;
+	const char *revision;
+	int type;
+	bool json;
+	bool dev_flags;
+	bool modprobe;
+	bool quiet;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: scsi-quirks [OPTIONS] COMMAND [ARGS]\n"
+	      "\n"
+	      "Check, query and convert the SCSI device quirk database (quirks.d).\n"
+	      "\n"
+	      "Commands:\n"
+	      "  check [PATH...]             validate files or directories (default: the\n"
+	      "                              search path); exit 1 if any has an error\n"
+	      "  query --vendor V --model M [--revision R] [--type N]\n"
+	      "                              the merged settings for one device and the\n"
+	      "                              entries that gave them\n"
+	      "  list                        every entry of the merged database, in order\n"
+	      "  export --dev-flags          the scsi_mod.dev_flags value the kernel needs\n"
+	      "  export --modprobe           the same as a modprobe.d options line\n"
+	      "  import --dev-flags STRING   turn a dev_flags value into quirks.d text\n"
+	      "\n"
+	      "Options:\n"
+	      "  --quirks-dir DIR            use DIR instead of the search path (repeatable,\n"
+	      "                              lowest precedence first)\n"
+	      "  --root DIR                  prefix every directory of the search path\n"
+	      "  --json                      JSON output (query, list, check)\n"
+	      "  -q, --quiet                 check: print errors only\n"
+	      "  -h, --help                  this text\n"
+	      "  --version                   the version\n"
+	      "\n"
+	      "Search path: " QUIRKS_SHIPPED_DIR ", /etc/scsi-scan/quirks.d,\n"
+	      "/run/scsi-scan/quirks.d. See scsi-quirks(8) and scsi-quirks.d(5).\n",
+	      f);
+}
+
+static void print_diags(const struct quirk_diags *d, bool quiet)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		const struct quirk_diag *q = &d->items[i];
+
+		if (quiet && q->severity != QUIRK_ERROR)
+			continue;
+		if (q->line)
+			fprintf(stderr, "%s:%u: %s: %s\n", q->file, q->line,
+				q->severity == QUIRK_ERROR ? "error" : "warning", q->message);
+		else
+			fprintf(stderr, "%s: %s: %s\n", q->file,
+				q->severity == QUIRK_ERROR ? "error" : "warning", q->message);
+	}
+}
+
+static int load_db(const struct options *o, struct quirk_db **ret, struct quirk_diags *diags)
+{
+	char **path = NULL;
+	size_t n;
+	int r;
+
+	if (o->ndirs)
+		return quirk_db_load(o->dirs, o->ndirs, diags, ret);
+	r = quirk_search_path(o->root, &path, &n);
+	if (r < 0)
+		return r;
+	r = quirk_db_load((const char *const *)path, n, diags, ret);
+	quirk_search_path_free(path);
+	return r;
+}
+
+/* Loads for a command that answers questions: broken files are reported
+ * and skipped, the answer comes from the rest. */
+static struct quirk_db *load_for_answer(const struct options *o)
+{
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db = NULL;
+	int r;
+
+	r = load_db(o, &db, &diags);
+	print_diags(&diags, true);
+	quirk_diags_clear(&diags);
+	if (r < 0)
+		fprintf(stderr, "scsi-quirks: cannot load the quirk database: %s\n", strerror(-r));
+	return db;
+}
+
+static void flags_text(uint64_t flags, char *buf, size_t len)
+{
+	if (blist_flags_format(flags, " ", buf, len) < 0 || !buf[0])
+		snprintf(buf, len, "%s", flags ? "?" : "(none)");
+}
+
+static json_object *flags_json(uint64_t flags)
+{
+	json_object *a = json_object_new_array();
+	size_t n;
+	const struct blist_flag *t = blist_flag_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (flags & t[i].bit)
+			json_object_array_add(a, json_object_new_string(t[i].name));
+	return a;
+}
+
+static json_object *entry_json(const struct quirk_entry *e)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "file", json_object_new_string(e->file));
+	json_object_object_add(o, "line", json_object_new_int(e->line));
+	json_object_object_add(o, "title", json_object_new_string(e->title));
+	json_object_object_add(o, "vendor", json_object_new_string(e->vendor));
+	json_object_object_add(o, "model", json_object_new_string(e->model));
+	json_object_object_add(o, "revision",
+			       e->revision ? json_object_new_string(e->revision) : NULL);
+	json_object_object_add(o, "type", e->type >= 0 ? json_object_new_int(e->type) : NULL);
+	json_object_object_add(o, "flags", e->sets_flags ? flags_json(e->flags) : NULL);
+	json_object_object_add(o, "add_flags", flags_json(e->add_flags));
+	json_object_object_add(o, "drop_flags", flags_json(e->drop_flags));
+	json_object_object_add(o, "max_lun",
+			       e->max_lun >= 0 ? json_object_new_int64(e->max_lun) : NULL);
+	json_object_object_add(o, "attach", e->attach >= 0 ? json_object_new_boolean(e->attach) :
+							     NULL);
+	json_object_object_add(o, "builtin", json_object_new_boolean(e->builtin));
+	json_object_object_add(o, "reason", e->reason ? json_object_new_string(e->reason) : NULL);
+	return o;
+}
+
+/* One line saying what an entry does, e.g. "flags = nolun; max_lun = 3". */
+static void entry_effect(const struct quirk_entry *e, char *buf, size_t len)
+{
+	char f[512];
+	size_t used = 0;
+
+	buf[0] = '\0';
+#define ADD(...)                                                                             \
+	do {                                                                                 \
+		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                      \
+		if (n_ > 0 && (size_t)n_ < len - used)                                       \
+			used += n_;                                                          \
+	} while (0)
+	if (e->sets_flags) {
+		flags_text(e->flags, f, sizeof(f));
+		ADD("flags = %s", f);
+	}
+	if (e->add_flags) {
+		flags_text(e->add_flags, f, sizeof(f));
+		ADD("%sadd %s", used ? "; " : "", f);
+	}
+	if (e->drop_flags) {
+		flags_text(e->drop_flags, f, sizeof(f));
+		ADD("%sdrop %s", used ? "; " : "", f);
+	}
+	if (e->max_lun >= 0)
+		ADD("%smax_lun = %lld", used ? "; " : "", e->max_lun);
+	if (e->attach >= 0)
+		ADD("%sattach = %s", used ? "; " : "", e->attach ? "true" : "false");
+#undef ADD
+}
+
+static int clean_arg(const char *what, const char *in, size_t width, char *out)
+{
+	size_t n = strlen(in);
+
+	if (n > width) {
+		fprintf(stderr, "scsi-quirks: %s '%s' is longer than its %zu-byte INQUIRY field\n",
+			what, in, width);
+		return -EINVAL;
+	}
+	inquiry_field_clean(out, (const uint8_t *)in, n);
+	return 0;
+}
+
+static int cmd_query(const struct options *o)
+{
+	char vendor[QUIRK_VENDOR_LEN + 1], model[QUIRK_MODEL_LEN + 1], rev[QUIRK_REVISION_LEN + 1];
+	struct quirk_device dev = { .vendor = vendor, .model = model, .type = o->type };
+	struct quirk_match m;
+	struct quirk_db *db;
+	char f[512];
+	int r;
+
+	if (!o->vendor || !o->model) {
+		fputs("scsi-quirks: query needs --vendor and --model\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (clean_arg("vendor", o->vendor, QUIRK_VENDOR_LEN, vendor) < 0 ||
+	    clean_arg("model", o->model, QUIRK_MODEL_LEN, model) < 0 ||
+	    (o->revision && clean_arg("revision", o->revision, QUIRK_REVISION_LEN, rev) < 0))
+		return EXIT_USAGE;
+	if (o->revision)
+		dev.revision = rev;
+	db = load_for_answer(o);
+	if (!db)
+		return EXIT_FAILURE;
+	r = quirk_db_match(db, &dev, &m);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: lookup failed: %s\n", strerror(-r));
+		quirk_db_free(db);
+		return EXIT_FAILURE;
+	}
+	if (o->json) {
+		json_object *j = json_object_new_object(), *src = json_object_new_array();
+
+		json_object_object_add(j, "vendor", json_object_new_string(vendor));
+		json_object_object_add(j, "model", json_object_new_string(model));
+		json_object_object_add(j, "revision",
+				       o->revision ? json_object_new_string(rev) : NULL);
+		json_object_object_add(j, "type", o->type >= 0 ? json_object_new_int(o->type) :
+								 NULL);
+		json_object_object_add(j, "flags", flags_json(m.flags));
+		snprintf(f, sizeof(f), "0x%llx", (unsigned long long)m.flags);
+		json_object_object_add(j, "flags_value", json_object_new_string(f));
+		json_object_object_add(j, "max_lun",
+				       m.max_lun >= 0 ? json_object_new_int64(m.max_lun) : NULL);
+		json_object_object_add(j, "attach", json_object_new_boolean(m.attach));
+		for (size_t i = 0; i < m.count; i++) {
+			json_object *s = json_object_new_object();
+
+			json_object_object_add(s, "file",
+					       json_object_new_string(m.sources[i]->file));
+			json_object_object_add(s, "line", json_object_new_int(m.sources[i]->line));
+			json_object_object_add(s, "title",
+					       json_object_new_string(m.sources[i]->title));
+			json_object_array_add(src, s);
+		}
+		json_object_object_add(j, "sources", src);
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		flags_text(m.flags, f, sizeof(f));
+		printf("vendor:  %s\nmodel:   %s\n", vendor, model);
+		if (o->revision)
+			printf("revision: %s\n", rev);
+		if (o->type >= 0)
+			printf("type:    %d\n", o->type);
+		printf("flags:   %s (0x%llx)\n", f, (unsigned long long)m.flags);
+		if (m.max_lun >= 0)
+			printf("max_lun: %lld\n", m.max_lun);
+		else
+			printf("max_lun: no limit\n");
+		printf("attach:  %s\n", m.attach ? "yes" : "no (attach = false)");
+		printf("sources:%s\n", m.count ? "" : " none (no entry matches this device)");
+		for (size_t i = 0; i < m.count; i++) {
+			entry_effect(m.sources[i], f, sizeof(f));
+			printf("  %s:%u  %s  %s\n", m.sources[i]->file, m.sources[i]->line,
+			       m.sources[i]->title, f);
+		}
+	}
+	quirk_match_clear(&m);
+	quirk_db_free(db);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_list(const struct options *o)
+{
+	struct quirk_db *db = load_for_answer(o);
+	json_object *arr = NULL;
+	char f[512];
+
+	if (!db)
+		return EXIT_FAILURE;
+	if (o->json)
+		arr = json_object_new_array();
+	for (size_t i = 0; i < quirk_db_count(db); i++) {
+		const struct quirk_entry *e = quirk_db_entry(db, i);
+
+		if (arr) {
+			json_object_array_add(arr, entry_json(e));
+			continue;
+		}
+		entry_effect(e, f, sizeof(f));
+		printf("%s:%u\t%s\t'%s'\t'%s'", e->file, e->line, e->title, e->vendor, e->model);
+		if (e->revision)
+			printf("\trev '%s'", e->revision);
+		if (e->type >= 0)
+			printf("\ttype %d", e->type);
+		printf("\t%s\n", f);
+	}
+	if (arr) {
+		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(arr);
+	}
+	quirk_db_free(db);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_check(const struct options *o, char **paths, int npaths)
+{
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db = quirk_db_new();
+	size_t errors, warnings, entries;
+	int r = 0;
+
+	if (!db)
+		return EXIT_FAILURE;
+	if (npaths == 0) {
+		char **path = NULL;
+		size_t n;
+
+		if (o->ndirs) {
+			r = quirk_db_add_dirs(db, o->dirs, o->ndirs, &diags);
+		} else {
+			r = quirk_search_path(o->root, &path, &n);
+			if (r == 0)
+				r = quirk_db_add_dirs(db, (const char *const *)path, n, &diags);
+			quirk_search_path_free(path);
+		}
+	}
+	for (int i = 0; i < npaths && r >= 0; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+			r = quirk_db_add_dirs(db, (const char *const *)&paths[i], 1, &diags);
+		else
+			r = quirk_db_add_file(db, paths[i], &diags);
+		if (r != -ENOMEM)
+			r = 0;
+	}
+	if (r == 0)
+		r = quirk_db_finalize(db, &diags);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: %s\n", strerror(-r));
+		quirk_diags_clear(&diags);
+		quirk_db_free(db);
+		return EXIT_FAILURE;
+	}
+	errors = quirk_diags_count(&diags, QUIRK_ERROR);
+	warnings = quirk_diags_count(&diags, QUIRK_WARNING);
+	entries = quirk_db_count(db);
+	if (o->json) {
+		json_object *j = json_object_new_object(), *a = json_object_new_array();
+
+		for (size_t i = 0; i < diags.count; i++) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "severity",
+					       json_object_new_string(diags.items[i].severity ==
+									      QUIRK_ERROR ?
+								      "error" :
+								      "warning"));
+			json_object_object_add(d, "file",
+					       json_object_new_string(diags.items[i].file));
+			json_object_object_add(d, "line", json_object_new_int(diags.items[i].line));
+			json_object_object_add(d, "message",
+					       json_object_new_string(diags.items[i].message));
+			json_object_array_add(a, d);
+		}
+		json_object_object_add(j, "entries", json_object_new_int64(entries));
+		json_object_object_add(j, "errors", json_object_new_int64(errors));
+		json_object_object_add(j, "warnings", json_object_new_int64(warnings));
+		json_object_object_add(j, "diagnostics", a);
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		print_diags(&diags, o->quiet);
+		if (!o->quiet)
+			printf("%zu entries loaded, %zu errors, %zu warnings\n", entries, errors,
+			       warnings);
+	}
+	quirk_diags_clear(&diags);
+	quirk_db_free(db);
+	return errors ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int cmd_export(const struct options *o)
+{
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db = NULL;
+	char *str = NULL;
+	size_t len;
+	int r;
+
+	if (o->dev_flags == o->modprobe) {
+		fputs("scsi-quirks: export needs exactly one of --dev-flags and --modprobe\n",
+		      stderr);
+		return EXIT_USAGE;
+	}
+	r = load_db(o, &db, &diags);
+	print_diags(&diags, true);
+	quirk_diags_clear(&diags);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: cannot load the quirk database: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	r = quirk_dev_flags_export(db, &str, &diags);
+	print_diags(&diags, true);
+	quirk_diags_clear(&diags);
+	quirk_db_free(db);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: cannot export dev_flags: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	len = strlen(str);
+	if (len > DEV_FLAGS_MAX) {
+		fprintf(stderr,
+			"scsi-quirks: the dev_flags value would be %zu characters; the kernel "
+			"takes at most %d (scsi_mod.dev_flags is a 256-byte buffer)\n",
+			len, DEV_FLAGS_MAX);
+		free(str);
+		return EXIT_FAILURE;
+	}
+	if (o->modprobe) {
+		if (len)
+			printf("options scsi_mod dev_flags=%s%s%s\n", strchr(str, ' ') ? "\"" : "",
+			       str, strchr(str, ' ') ? "\"" : "");
+		else
+			puts("# no device needs run-time flags the kernel does not already have");
+	} else {
+		puts(str);
+	}
+	free(str);
+	return EXIT_SUCCESS;
+}
+
+static void print_quoted(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void trim(char *s)
+{
+	size_t start = 0, end = strlen(s);
+
+	while (s[start] == ' ')
+		start++;
+	while (end > start && s[end - 1] == ' ')
+		end--;
+	memmove(s, s + start, end - start);
+	s[end - start] = '\0';
+}
+
+static int cmd_import(const struct options *o, char **args, int nargs)
+{
+	struct quirk_dev_flag *items = NULL;
+	const char *err = "";
+	size_t count = 0, n;
+	const struct blist_flag *t = blist_flag_table(&n);
+	int r;
+
+	if (!o->dev_flags || nargs != 1) {
+		fputs("scsi-quirks: usage: import --dev-flags STRING\n", stderr);
+		return EXIT_USAGE;
+	}
+	r = quirk_dev_flags_parse(args[0], &items, &count, &err);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: cannot import: %s\n",
+			r == -EINVAL ? err : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	printf("# Imported by scsi-quirks from scsi_mod.dev_flags.\n"
+	       "# The kernel matched these vendor and model strings exactly; here the\n"
+	       "# model is a prefix, as in the kernel's own table.\n");
+	for (size_t i = 0; i < count; i++) {
+		bool first = true;
+
+		trim(items[i].vendor);
+		trim(items[i].model);
+		printf("\ndevice \"dev-flags-%zu\" {\n\tvendor = ", i + 1);
+		print_quoted(items[i].vendor);
+		printf("\n\tmodel = ");
+		print_quoted(items[i].model);
+		printf("\n\tflags = {");
+		for (size_t k = 0; k < n; k++) {
+			if (!(items[i].flags & t[k].bit))
+				continue;
+			printf("%s\"%s\"", first ? "" : ", ", t[k].name);
+			first = false;
+		}
+		printf("}\n\treason = \"imported from scsi_mod.dev_flags (0x%llx)\"\n}\n",
+		       (unsigned long long)items[i].flags);
+	}
+	quirk_dev_flags_free(items, count);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_QUIRKS_DIR = 256, OPT_ROOT, OPT_VENDOR, OPT_MODEL, OPT_REVISION, OPT_TYPE,
+	       OPT_JSON, OPT_DEV_FLAGS, OPT_MODPROBE, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "vendor", required_argument, NULL, OPT_VENDOR },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "revision", required_argument, NULL, OPT_REVISION },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "dev-flags", no_argument, NULL, OPT_DEV_FLAGS },
+		{ "modprobe", no_argument, NULL, OPT_MODPROBE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	struct options o = { .type = -1 };
+	const char *cmd;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_QUIRKS_DIR: {
+			const char **d = realloc(o.dirs, (o.ndirs + 1) * sizeof(*d));
+
+			if (!d)
+				return EXIT_FAILURE;
+			o.dirs = d;
+			o.dirs[o.ndirs++] = optarg;
+			break;
+		}
+		case OPT_ROOT:
+			o.root = optarg;
+			break;
+		case OPT_VENDOR:
+			o.vendor = optarg;
+			break;
+		case OPT_MODEL:
+			o.model = optarg;
+			break;
+		case OPT_REVISION:
+			o.revision = optarg;
+			break;
+		case OPT_TYPE: {
+			char *end;
+			long t = strtol(optarg, &end, 0);
+
+			if (*optarg == '\0' || *end || t < 0 || t > 31) {
+				fprintf(stderr, "scsi-quirks: --type takes 0-31, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.type = (int)t;
+			break;
+		}
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case OPT_DEV_FLAGS:
+			o.dev_flags = true;
+			break;
+		case OPT_MODPROBE:
+			o.modprobe = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case OPT_VERSION:
+			puts("scsi-quirks " PROJECT_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind++];
+	if (strcmp(cmd, "check") == 0)
+		ret = cmd_check(&o, argv + optind, argc - optind);
+	else if (optind < argc && strcmp(cmd, "import") != 0)
+		ret = (fprintf(stderr, "scsi-quirks: unexpected argument '%s'\n", argv[optind]),
+		       EXIT_USAGE);
+	else if (strcmp(cmd, "query") == 0)
+		ret = cmd_query(&o);
+	else if (strcmp(cmd, "list") == 0)
+		ret = cmd_list(&o);
+	else if (strcmp(cmd, "export") == 0)
+		ret = cmd_export(&o);
+	else if (strcmp(cmd, "import") == 0)
+		ret = cmd_import(&o, argv + optind, argc - optind);
+	else
+		ret = (fprintf(stderr, "scsi-quirks: unknown command '%s'\n", cmd), EXIT_USAGE);
+	free(o.dirs);
+	return ret;
+}

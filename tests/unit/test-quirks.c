@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-quirks.c - the quirk database: parser, matching, precedence, the
+ * kernel's whole table, dev_flags both ways.
+ */
+#include <check.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blist.h"
+#include "inquiry.h"
+#include "quirks.h"
+
+static const char *data_dir;
+static const char *shipped_dir;
+
+/* Parses @text as one file; returns the database finalized, or NULL if the
+ * text was rejected. */
+static struct quirk_db *db_from(const char *text, struct quirk_diags *d)
+{
+	struct quirk_db *db = quirk_db_new();
+	int r;
+
+	ck_assert_ptr_nonnull(db);
+	r = quirk_db_add_buffer(db, "t.conf", text, strlen(text), d);
+	if (r < 0) {
+		ck_assert_int_eq(r, -EINVAL);
+		quirk_db_free(db);
+		return NULL;
+	}
+	ck_assert_int_eq(quirk_db_finalize(db, d), 0);
+	return db;
+}
+
+/* The first diagnostic of @severity, or NULL. */
+static const struct quirk_diag *first_diag(const struct quirk_diags *d, enum quirk_severity s)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->items[i].severity == s)
+			return &d->items[i];
+	return NULL;
+}
+
+static void expect_error(const char *text, unsigned int line, const char *needle)
+{
+	struct quirk_diags d = { 0 };
+	const struct quirk_diag *e;
+	struct quirk_db *db = db_from(text, &d);
+
+	ck_assert_msg(db == NULL, "text was accepted: %s", text);
+	e = first_diag(&d, QUIRK_ERROR);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e->file, "t.conf");
+	ck_assert_msg(e->line == line, "error '%s' at line %u, expected %u", e->message, e->line,
+		      line);
+	ck_assert_msg(strstr(e->message, needle), "error '%s' lacks '%s'", e->message, needle);
+	quirk_diags_clear(&d);
+}
+
+static uint64_t lookup(const struct quirk_db *db, const char *v, const char *m, const char *rev,
+		       int type, size_t *nsources)
+{
+	struct quirk_device dev = { .vendor = v, .model = m, .revision = rev, .type = type };
+	struct quirk_match match;
+	uint64_t flags;
+
+	ck_assert_int_eq(quirk_db_match(db, &dev, &match), 0);
+	flags = match.flags;
+	if (nsources)
+		*nsources = match.count;
+	quirk_match_clear(&match);
+	return flags;
+}
+
+START_TEST(parse_good)
+{
+	static const char text[] = "# comment\n"
+				   "device \"a\" {\n"
+				   "\tvendor = \"ACME\"\n"
+				   "\tmodel = \"Widget\" # trailing comment\n"
+				   "\trevision = \"1.0\"\n"
+				   "\ttype = 5\n"
+				   "\tflags = {\"nolun\", \"notq\"}\n"
+				   "\tmax_lun = 3\n"
+				   "\tattach = false\n"
+				   "\treason = \"locks up\"\n"
+				   "}\n"
+				   "device \"b\" {\n"
+				   "\tvendor = \"\"\n"
+				   "\tmodel = \"Scanner\"\n"
+				   "\tadd_flags = {\"sparselun\"}\n"
+				   "}\n";
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+	const struct quirk_entry *a, *b;
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(d.count, 0);
+	ck_assert_uint_eq(quirk_db_count(db), 2);
+	a = quirk_db_entry(db, 0);
+	b = quirk_db_entry(db, 1);
+	ck_assert_str_eq(a->title, "a");
+	ck_assert_uint_eq(a->line, 2);
+	ck_assert_str_eq(a->vendor, "ACME");
+	ck_assert_str_eq(a->model, "Widget");
+	ck_assert_str_eq(a->revision, "1.0");
+	ck_assert_int_eq(a->type, 5);
+	ck_assert(a->sets_flags);
+	ck_assert_uint_eq(a->flags, BLIST_NOLUN | BLIST_NOTQ);
+	ck_assert_int_eq(a->max_lun, 3);
+	ck_assert_int_eq(a->attach, 0);
+	ck_assert_str_eq(a->reason, "locks up");
+	ck_assert_uint_eq(b->line, 12);
+	ck_assert_str_eq(b->vendor, "");
+	ck_assert(!b->sets_flags);
+	ck_assert_uint_eq(b->add_flags, BLIST_SPARSELUN);
+	ck_assert_int_eq(b->max_lun, -1);
+	ck_assert_int_eq(b->attach, -1);
+	ck_assert_ptr_null(b->revision);
+	quirk_db_free(db);
+}
+END_TEST
+
+START_TEST(parse_empty_flags_list_sets_flags)
+{
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from("device \"x\" {\n vendor = \"A\"\n flags = {}\n}\n", &d);
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert(quirk_db_entry(db, 0)->sets_flags);
+	ck_assert_uint_eq(quirk_db_entry(db, 0)->flags, 0);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+START_TEST(parse_bad_files)
+{
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\", \"bogus\"}\n}\n", 3,
+		     "unknown flag 'bogus'");
+	expect_error("device \"a\" {\n vendor = \"A\"\n\n flags = {\"NOLUN\"}\n}\n", 4,
+		     "did you mean 'nolun'");
+	expect_error("device \"a\" {\n vendor = \"A\"\n colour = \"red\"\n}\n", 3,
+		     "no such option 'colour'");
+	expect_error("device \"a\" {\n model = \"M\"\n flags = {\"nolun\"}\n}\n", 1, "no vendor");
+	expect_error("device \"a\" {\n vendor = \"A\n flags = {\"nolun\"}\n}\n", 2,
+		     "never closed");
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n}\n"
+		     "device \"a\" {\n vendor = \"B\"\n flags = {\"nolun\"}\n}\n",
+		     5, "duplicate title");
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n add_flags = "
+		     "{\"notq\"}\n}\n",
+		     3, "both 'flags' and");
+	expect_error("device \"a\" {\n vendor = \"A\"\n type = 32\n max_lun = 1\n}\n", 3,
+		     "not a peripheral device type");
+	expect_error("device \"a\" {\n vendor = \"A\"\n max_lun = -4\n}\n", 3, "negative");
+	expect_error("device \"a\" {\n vendor = \"A\"\n max_lun = many\n}\n", 3,
+		     "invalid integer");
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\", # why\n"
+		     " \"notq\"}\n}\n",
+		     3, "comment inside");
+	expect_error("device {\n vendor = \"A\"\n}\n", 1, "missing title");
+	expect_error("\x7f"
+		     "ELF\x02\x01\x01 garbage",
+		     1, "no such option");
+	expect_error("device \"a\" {\n vendor = \"\xc3\x28\"\n flags = {\"nolun\"}\n}\n", 2,
+		     "UTF-8");
+	expect_error("device \"a\" {\n vendor = \"A\"\n add_flags = {\"notq\"}\n drop_flags = "
+		     "{\"notq\"}\n}\n",
+		     4, "both adds and drops");
+}
+END_TEST
+
+START_TEST(parse_binary_garbage)
+{
+	static const char elf[] = "\x7f"
+				  "ELF\x02\x01\x01\x00\x00\n\x00\x00";
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = quirk_db_new();
+
+	ck_assert_int_eq(quirk_db_add_buffer(db, "bin.conf", elf, sizeof(elf) - 1, &d), -EINVAL);
+	ck_assert_uint_eq(quirk_db_count(db), 0);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.items[0].file, "bin.conf");
+	ck_assert_uint_eq(d.items[0].line, 1);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "NUL byte"));
+	quirk_diags_clear(&d);
+	quirk_db_free(db);
+}
+END_TEST
+
+START_TEST(parse_empty_file_and_warnings)
+{
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from("", &d);
+	const struct quirk_diag *w;
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(quirk_db_count(db), 0);
+	w = first_diag(&d, QUIRK_WARNING);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(strstr(w->message, "no device entries"));
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+
+	db = db_from("device \"long\" {\n vendor = \"ABCDEFGHI\"\n model = "
+		     "\"0123456789abcdefg\"\n revision = \"12345\"\n flags = {\"notq\"}\n}\n",
+		     &d);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_WARNING), 3);
+	ck_assert_uint_eq(d.items[0].line, 2);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "longer than the 8 bytes"));
+	ck_assert_uint_eq(d.items[1].line, 3);
+	ck_assert_uint_eq(d.items[2].line, 4);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+
+	db = db_from("device \"a\" {\n vendor = \"iomega\"\n flags = {\"notq\"}\n}\n"
+		     "device \"b\" {\n vendor = \"IOMEGA\"\n flags = {\"notq\"}\n}\n",
+		     &d);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_uint_eq(d.items[0].line, 5);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "only by case"));
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+
+	db = db_from("device \"noop\" {\n vendor = \"A\"\n reason = \"nothing\"\n}\n", &d);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "changes nothing"));
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+START_TEST(shadow_warning)
+{
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db;
+
+	/* "MSA1000 VOLUME" first, then the shorter "MSA1000": the later prefix
+	 * covers every device of the earlier entry and replaces its flags. */
+	db = db_from("device \"long\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000 VOLUME\"\n"
+		     " flags = {\"sparselun\"}\n}\n"
+		     "device \"short\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000\"\n"
+		     " flags = {\"sparselun\", \"nostartonadd\"}\n}\n",
+		     &d);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_uint_eq(d.items[0].line, 1);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "shadowed by 'short' at t.conf:6"));
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+
+	/* The other order is the intended one: no warning. */
+	db = db_from("device \"short\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000\"\n"
+		     " flags = {\"sparselun\"}\n}\n"
+		     "device \"long\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000 VOLUME\"\n"
+		     " flags = {\"sparselun\"}\n}\n"
+		     "device \"add\" {\n vendor = \"COMPAQ\"\n model = \"MSA\"\n"
+		     " add_flags = {\"notq\"}\n}\n",
+		     &d);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(d.count, 0);
+	quirk_db_free(db);
+}
+END_TEST
+
+START_TEST(inquiry_clean)
+{
+	char out[17];
+
+	inquiry_field_clean(out, (const uint8_t *)"SEAGATE ", 8);
+	ck_assert_str_eq(out, "SEAGATE");
+	inquiry_field_clean(out, (const uint8_t *)"  IBM   ", 8);
+	ck_assert_str_eq(out, "IBM");
+	inquiry_field_clean(out, (const uint8_t *)"AB\x01" "CD\x7f  ", 8);
+	ck_assert_str_eq(out, "AB CD");
+	inquiry_field_clean(out, (const uint8_t *)"AB\0CDEFG", 8);
+	ck_assert_str_eq(out, "AB");
+	inquiry_field_clean(out, (const uint8_t *)"        ", 8);
+	ck_assert_str_eq(out, "");
+	inquiry_field_clean(out, (const uint8_t *)"CD-ROM CDS-431  ", 16);
+	ck_assert_str_eq(out, "CD-ROM CDS-431");
+}
+END_TEST
+
+START_TEST(match_kernel_rules)
+{
+	static const char text[] =
+		"device \"exact\" {\n vendor = \"ACME\"\n model = \"Disk\"\n flags = {\"notq\"}\n}\n"
+		"device \"all\" {\n vendor = \"Promise\"\n model = \"\"\n flags = {\"sparselun\"}\n}\n"
+		"device \"blank\" {\n vendor = \"\"\n model = \"Scanner\"\n flags = {\"nolun\"}\n}\n"
+		"device \"eight\" {\n vendor = \"MATSHITA\"\n model = \"PD-1\"\n"
+		" flags = {\"forcelun\", \"singlelun\"}\n}\n"
+		"device \"sixteen\" {\n vendor = \"COMPAQ\"\n model = \"ARRAY CONTROLLER\"\n"
+		" flags = {\"sparselun\"}\n}\n";
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+	char v[9], m[17];
+
+	ck_assert_ptr_nonnull(db);
+	/* model is a prefix; vendor exact; both case-sensitive */
+	ck_assert_uint_eq(lookup(db, "ACME", "Disk", NULL, -1, NULL), BLIST_NOTQ);
+	ck_assert_uint_eq(lookup(db, "ACME", "Disk 2000", NULL, 0, NULL), BLIST_NOTQ);
+	ck_assert_uint_eq(lookup(db, "ACME", "Dis", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACMEX", "Disk", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "acme", "Disk", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "disk", NULL, -1, NULL), 0);
+	/* trailing spaces and non-printables in the raw fields */
+	inquiry_field_clean(v, (const uint8_t *)"ACME    ", 8);
+	inquiry_field_clean(m, (const uint8_t *)"Disk\x01\x02          ", 16);
+	ck_assert_uint_eq(lookup(db, v, m, NULL, -1, NULL), BLIST_NOTQ);
+	/* empty model: every model of the vendor */
+	ck_assert_uint_eq(lookup(db, "Promise", "VTrak", NULL, -1, NULL), BLIST_SPARSELUN);
+	ck_assert_uint_eq(lookup(db, "Promise", "", NULL, -1, NULL), BLIST_SPARSELUN);
+	/* blank vendor matches only a blank vendor field */
+	inquiry_field_clean(v, (const uint8_t *)"        ", 8);
+	ck_assert_uint_eq(lookup(db, v, "Scanner", NULL, -1, NULL), BLIST_NOLUN);
+	ck_assert_uint_eq(lookup(db, "X", "Scanner", NULL, -1, NULL), 0);
+	/* 8-character vendors and 16-character models match, unlike on 6.x */
+	ck_assert_uint_eq(lookup(db, "MATSHITA", "PD-1", NULL, -1, NULL),
+			  BLIST_FORCELUN | BLIST_SINGLELUN);
+	ck_assert_uint_eq(lookup(db, "COMPAQ", "ARRAY CONTROLLER", NULL, -1, NULL),
+			  BLIST_SPARSELUN);
+	ck_assert_uint_eq(lookup(db, "COMPAQ", "ARRAY CONTROLLEX", NULL, -1, NULL), 0);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+START_TEST(match_globs_revision_type)
+{
+	static const char text[] =
+		"device \"g1\" {\n vendor = \"HITACHI\"\n model = \"OPEN-*\"\n"
+		" flags = {\"reportlun2\"}\n}\n"
+		"device \"g2\" {\n vendor = \"[Ss]ony\"\n model = \"CD?ROM\"\n"
+		" flags = {\"nolun\"}\n}\n"
+		"device \"rev\" {\n vendor = \"ACME\"\n model = \"Disk\"\n revision = \"1.0\"\n"
+		" flags = {\"notq\"}\n}\n"
+		"device \"revglob\" {\n vendor = \"ACME\"\n model = \"Tape\"\n revision = \"2.*\"\n"
+		" flags = {\"singlelun\"}\n}\n"
+		"device \"type\" {\n vendor = \"ACME\"\n model = \"Box\"\n type = 13\n"
+		" flags = {\"no_uld_attach\"}\n}\n"
+		"device \"lit\" {\n vendor = \"IOMEGA\"\n model = \"Io20S         [*]F\"\n"
+		" flags = {\"key\"}\n}\n";
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(lookup(db, "HITACHI", "OPEN-V", NULL, -1, NULL), BLIST_REPORTLUN2);
+	ck_assert_uint_eq(lookup(db, "HITACHI", "OPEN", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "Sony", "CD-ROM", NULL, -1, NULL), BLIST_NOLUN);
+	ck_assert_uint_eq(lookup(db, "sony", "CD ROM", NULL, -1, NULL), BLIST_NOLUN);
+	/* a glob must match the whole string */
+	ck_assert_uint_eq(lookup(db, "sony", "CD-ROM X", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "Disk", "1.0", -1, NULL), BLIST_NOTQ);
+	ck_assert_uint_eq(lookup(db, "ACME", "Disk", "1.1", -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "Disk", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "Tape", "2.07", -1, NULL), BLIST_SINGLELUN);
+	ck_assert_uint_eq(lookup(db, "ACME", "Tape", "3.0", -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "Box", NULL, 13, NULL), BLIST_NO_ULD_ATTACH);
+	ck_assert_uint_eq(lookup(db, "ACME", "Box", NULL, 0, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "ACME", "Box", NULL, -1, NULL), 0);
+	ck_assert_uint_eq(lookup(db, "IOMEGA", "Io20S         *F", NULL, -1, NULL), BLIST_KEY);
+	ck_assert_uint_eq(lookup(db, "IOMEGA", "Io20S         XF", NULL, -1, NULL), 0);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+START_TEST(match_merge_order)
+{
+	static const char text[] =
+		"device \"base\" {\n vendor = \"ACME\"\n model = \"\"\n"
+		" flags = {\"sparselun\", \"notq\"}\n max_lun = 100\n}\n"
+		"device \"add\" {\n vendor = \"ACME\"\n model = \"Disk\"\n add_flags = {\"nolun\"}\n"
+		" drop_flags = {\"notq\"}\n}\n"
+		"device \"glob\" {\n vendor = \"AC*\"\n model = \"Disk\"\n max_lun = 7\n"
+		" attach = false\n}\n"
+		"device \"set\" {\n vendor = \"ACME\"\n model = \"Disk X\"\n"
+		" flags = {\"largelun\"}\n}\n";
+	struct quirk_device dev = { .vendor = "ACME", .model = "Disk", .type = -1 };
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+	struct quirk_match m;
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	ck_assert_uint_eq(m.flags, BLIST_SPARSELUN | BLIST_NOLUN);
+	ck_assert_int_eq(m.max_lun, 7);
+	ck_assert(!m.attach);
+	ck_assert_uint_eq(m.count, 3);
+	ck_assert_str_eq(m.sources[0]->title, "base");
+	ck_assert_str_eq(m.sources[1]->title, "add");
+	ck_assert_str_eq(m.sources[2]->title, "glob");
+	quirk_match_clear(&m);
+
+	dev.model = "Disk X";
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	ck_assert_uint_eq(m.flags, BLIST_LARGELUN);
+	ck_assert_uint_eq(m.count, 4);
+	ck_assert_str_eq(m.sources[3]->title, "set");
+	quirk_match_clear(&m);
+
+	dev.model = "Tape";
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	ck_assert_uint_eq(m.flags, BLIST_SPARSELUN | BLIST_NOTQ);
+	ck_assert_int_eq(m.max_lun, 100);
+	ck_assert(m.attach);
+	quirk_match_clear(&m);
+
+	dev.vendor = "NOBODY";
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	ck_assert_uint_eq(m.flags, 0);
+	ck_assert_int_eq(m.max_lun, -1);
+	ck_assert(m.attach);
+	ck_assert_uint_eq(m.count, 0);
+	quirk_match_clear(&m);
+	quirk_db_free(db);
+}
+END_TEST
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *make_tree(void)
+{
+	char tmpl[] = "/tmp/quirks-test-XXXXXX", path[512];
+	const char *subs[] = { "usr", "etc", "run" };
+	char *root = mkdtemp(tmpl);
+
+	ck_assert_ptr_nonnull(root);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, subs[i]);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+	}
+	return strdup(root);
+}
+
+static void remove_tree(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(precedence)
+{
+	char *root = make_tree(), usr[512], etc[512], run[512], link[600];
+	const char *dirs[] = { usr, etc, run };
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db;
+	struct quirk_device dev = { .vendor = "CHINON", .model = "CD-ROM CDS-431", .type = -1 };
+	struct quirk_match m;
+
+	snprintf(usr, sizeof(usr), "%s/usr", root);
+	snprintf(etc, sizeof(etc), "%s/etc", root);
+	snprintf(run, sizeof(run), "%s/run", root);
+	write_file(usr, "10-base.conf",
+		   "device \"chinon\" {\n vendor = \"CHINON\"\n model = \"CD-ROM CDS-431\"\n"
+		   " flags = {\"nolun\", \"notq\"}\n}\n");
+	write_file(usr, "20-replaced.conf",
+		   "device \"r\" {\n vendor = \"CHINON\"\n flags = {\"sparselun\"}\n}\n");
+	write_file(usr, "30-masked.conf",
+		   "device \"m\" {\n vendor = \"CHINON\"\n flags = {\"isrom\"}\n}\n");
+	write_file(usr, "40-broken.conf", "device \"b\" {\n vendor = \"CHINON\"\n oops\n}\n");
+	write_file(usr, "not-a-quirk.txt", "garbage");
+	/* /etc replaces 20-replaced.conf by name: an add, not a replacement set */
+	write_file(etc, "20-replaced.conf",
+		   "device \"r\" {\n vendor = \"CHINON\"\n add_flags = {\"largelun\"}\n}\n");
+	snprintf(link, sizeof(link), "%s/30-masked.conf", etc);
+	ck_assert_int_eq(symlink("/dev/null", link), 0);
+	/* the administrator drops one flag of the shipped entry, sorted between */
+	write_file(etc, "15-local.conf",
+		   "device \"drop\" {\n vendor = \"CHINON\"\n model = \"CD-ROM CDS-431\"\n"
+		   " drop_flags = {\"notq\"}\n reason = \"tagged queuing works here\"\n}\n");
+	write_file(run, "50-runtime.conf",
+		   "device \"rt\" {\n vendor = \"CHINON\"\n max_lun = 0\n}\n");
+
+	ck_assert_int_eq(quirk_db_load(dirs, 3, &d, &db), 0);
+	/* the broken file is reported with file and line, the rest loaded */
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 1);
+	ck_assert_ptr_nonnull(strstr(first_diag(&d, QUIRK_ERROR)->file, "usr/40-broken.conf"));
+	ck_assert_uint_eq(first_diag(&d, QUIRK_ERROR)->line, 3);
+	ck_assert_uint_eq(quirk_db_count(db), 4);
+
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	ck_assert_uint_eq(m.flags, BLIST_NOLUN | BLIST_LARGELUN);
+	ck_assert_int_eq(m.max_lun, 0);
+	ck_assert_uint_eq(m.count, 4);
+	ck_assert_ptr_nonnull(strstr(m.sources[0]->file, "usr/10-base.conf"));
+	ck_assert_uint_eq(m.sources[0]->line, 1);
+	ck_assert_ptr_nonnull(strstr(m.sources[1]->file, "etc/15-local.conf"));
+	ck_assert_ptr_nonnull(strstr(m.sources[2]->file, "etc/20-replaced.conf"));
+	ck_assert_ptr_nonnull(strstr(m.sources[3]->file, "run/50-runtime.conf"));
+	quirk_match_clear(&m);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+	remove_tree(root);
+	free(root);
+}
+END_TEST
+
+START_TEST(search_path)
+{
+	char **dirs;
+	size_t n;
+
+	ck_assert_int_eq(quirk_search_path("/tmp/root/", &dirs, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(dirs[0], "/tmp/root" QUIRKS_SHIPPED_DIR);
+	ck_assert_str_eq(dirs[1], "/tmp/root/etc/scsi-scan/quirks.d");
+	ck_assert_str_eq(dirs[2], "/tmp/root/run/scsi-scan/quirks.d");
+	ck_assert_ptr_null(dirs[3]);
+	quirk_search_path_free(dirs);
+	ck_assert_int_eq(quirk_search_path(NULL, &dirs, &n), 0);
+	ck_assert_str_eq(dirs[1], "/etc/scsi-scan/quirks.d");
+	quirk_search_path_free(dirs);
+}
+END_TEST
+
+static uint64_t flags_from_tsv(char *s)
+{
+	uint64_t v = 0;
+
+	for (char *tok = strtok(s, "|\n"); tok; tok = strtok(NULL, "|\n")) {
+		const struct blist_flag *f;
+		char lower[64];
+		size_t i;
+
+		ck_assert_msg(strncmp(tok, "BLIST_", 6) == 0, "bad flag %s", tok);
+		for (i = 0; tok[6 + i] && i < sizeof(lower) - 1; i++)
+			lower[i] = (char)tolower((unsigned char)tok[6 + i]);
+		lower[i] = '\0';
+		f = blist_flag_by_name(lower);
+		ck_assert_msg(f != NULL, "flag %s unknown", tok);
+		v |= f->bit;
+	}
+	return v;
+}
+
+static struct quirk_db *load_shipped(void)
+{
+	const char *dirs[] = { shipped_dir };
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db;
+
+	ck_assert_int_eq(quirk_db_load(dirs, 1, &d, &db), 0);
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	quirk_diags_clear(&d);
+	return db;
+}
+
+START_TEST(kernel_table_every_entry)
+{
+	struct quirk_db *db = load_shipped();
+	char path[512], line[512];
+	size_t n = 0, builtin = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/linux-scsi-devinfo.tsv", data_dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		char *vendor = line, *model, *rev, *flags;
+		uint64_t want, got;
+		size_t nsrc;
+
+		model = strchr(vendor, '\t');
+		ck_assert_ptr_nonnull(model);
+		*model++ = '\0';
+		rev = strchr(model, '\t');
+		ck_assert_ptr_nonnull(rev);
+		*rev++ = '\0';
+		flags = strchr(rev, '\t');
+		ck_assert_ptr_nonnull(flags);
+		*flags++ = '\0';
+		want = flags_from_tsv(flags);
+		/* The device reports the entry's own strings (and, where the model
+		 * is shorter than 16, anything after it). */
+		got = lookup(db, vendor, model, NULL, -1, &nsrc);
+		ck_assert_msg(got == want, "'%s' '%s': got 0x%llx, kernel has 0x%llx", vendor,
+			      model, (unsigned long long)got, (unsigned long long)want);
+		ck_assert_uint_ge(nsrc, 1);
+		n++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(n, 183);
+	for (size_t i = 0; i < quirk_db_count(db); i++)
+		builtin += quirk_db_entry(db, i)->builtin;
+	ck_assert_uint_eq(builtin, 183);
+	ck_assert_uint_eq(quirk_db_count(db), 183);
+	quirk_db_free(db);
+}
+END_TEST
+
+START_TEST(blist_table_matches_kernel)
+{
+	char path[512], line[1024];
+	size_t n = 0, count;
+	FILE *f;
+
+	blist_flag_table(&count);
+	snprintf(path, sizeof(path), "%s/linux-scsi-blist-flags.tsv", data_dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		char *name = strtok(line, "\t"), *hex = strtok(NULL, "\t");
+		char *meaning = strtok(NULL, "\t"), *when = strtok(NULL, "\t");
+		const struct blist_flag *fl;
+		char lower[64];
+		size_t i;
+
+		ck_assert_ptr_nonnull(meaning);
+		for (i = 0; name[6 + i]; i++)
+			lower[i] = (char)tolower((unsigned char)name[6 + i]);
+		lower[i] = '\0';
+		fl = blist_flag_by_name(lower);
+		ck_assert_msg(fl != NULL, "%s missing", name);
+		ck_assert_uint_eq(fl->bit, strtoull(hex, NULL, 16));
+		if (strcmp(when, "scan") == 0)
+			ck_assert_int_eq(fl->when, BLIST_WHEN_SCAN);
+		else if (strcmp(when, "runtime") == 0)
+			ck_assert_int_eq(fl->when, BLIST_WHEN_RUNTIME);
+		else
+			ck_assert_int_eq(fl->when, BLIST_WHEN_BOTH);
+		n++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(n, count);
+}
+END_TEST
+
+START_TEST(blist_format)
+{
+	char buf[64];
+
+	ck_assert_int_eq(blist_flags_format(BLIST_NOLUN | BLIST_SKIP_IO_HINTS, " ", buf,
+					    sizeof(buf)),
+			 0);
+	ck_assert_str_eq(buf, "nolun skip_io_hints");
+	ck_assert_int_eq(blist_flags_format(UINT64_C(1) << 14, ",", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "bit14");
+	ck_assert_int_eq(blist_flags_format(0, ",", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(blist_flags_format(~UINT64_C(0), ",", buf, 8), -ENOSPC);
+	ck_assert_uint_eq(blist_kernel_mask() & (BLIST_NOLUN | BLIST_SPARSELUN), 0);
+	ck_assert_uint_eq(blist_kernel_mask() & BLIST_INQUIRY_36, BLIST_INQUIRY_36);
+}
+END_TEST
+
+START_TEST(dev_flags_parse_kernel_syntax)
+{
+	struct quirk_dev_flag *items;
+	const char *err = NULL;
+	size_t n;
+
+	ck_assert_int_eq(quirk_dev_flags_parse("A:B:0x1,C D:E F:010,G:H:12\n,", &items, &n, &err),
+			 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(items[0].vendor, "A");
+	ck_assert_uint_eq(items[0].flags, 1);
+	ck_assert_str_eq(items[1].vendor, "C D");
+	ck_assert_str_eq(items[1].model, "E F");
+	ck_assert_uint_eq(items[1].flags, 8);
+	ck_assert_uint_eq(items[2].flags, 12);
+	quirk_dev_flags_free(items, n);
+
+	/* a quoted value: the closing quote ends the last flags, then the
+	 * empty vendor after it ends the list */
+	ck_assert_int_eq(quirk_dev_flags_parse("\"A:B:0x40,C:D:1\"", &items, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(items[0].flags, BLIST_SPARSELUN);
+	ck_assert_str_eq(items[1].model, "D");
+	ck_assert_uint_eq(items[1].flags, 1);
+	quirk_dev_flags_free(items, n);
+
+	ck_assert_int_eq(quirk_dev_flags_parse("", &items, &n, &err), 0);
+	ck_assert_uint_eq(n, 0);
+	quirk_dev_flags_free(items, n);
+
+	ck_assert_int_eq(quirk_dev_flags_parse("A:B", &items, &n, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "VENDOR:MODEL:FLAGS"));
+	ck_assert_int_eq(quirk_dev_flags_parse("A:B:zz", &items, &n, &err), -EINVAL);
+	ck_assert_int_eq(quirk_dev_flags_parse("A:B:0x1000000", &items, &n, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "unsupported"));
+}
+END_TEST
+
+START_TEST(dev_flags_export_shipped)
+{
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = load_shipped();
+	struct quirk_dev_flag *items;
+	const char *err;
+	char *s;
+	size_t n;
+
+	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	ck_assert_uint_le(strlen(s), 255);
+	ck_assert_int_eq(quirk_dev_flags_parse(s, &items, &n, &err), 0);
+	/* exactly the builtin entries with 8-character vendors and run-time
+	 * flags, which 6.x kernels no longer match */
+	ck_assert_uint_eq(n, 7);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(strlen(items[i].vendor), 8);
+		ck_assert_uint_eq(items[i].flags & ~blist_kernel_mask(), 0);
+	}
+	ck_assert_ptr_nonnull(strstr(s, "SYNOLOGY:iSCSI Storage:0x40000000"));
+	ck_assert_ptr_nonnull(strstr(s, "MATSHITA:DMC-LC5:0x80400"));
+	quirk_dev_flags_free(items, n);
+	free(s);
+	quirk_db_free(db);
+}
+END_TEST
+
+START_TEST(dev_flags_export_admin_changes)
+{
+	static const char text[] =
+		"device \"k\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
+		" flags = {\"notq\", \"sparselun\"}\n builtin = true\n}\n"
+		"device \"drop\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
+		" drop_flags = {\"notq\"}\n}\n"
+		"device \"new\" {\n vendor = \"NEWCO\"\n model = \"Array\"\n"
+		" flags = {\"no_rsoc\", \"nolun\"}\n}\n"
+		"device \"scan-only\" {\n vendor = \"SCANCO\"\n model = \"X\"\n"
+		" flags = {\"sparselun\"}\n}\n";
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+	char *s;
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), 0);
+	ck_assert_str_eq(s, "ACME:Disk:0x0,NEWCO:Array:0x20000000");
+	free(s);
+	quirk_db_free(db);
+
+	db = db_from("device \"g\" {\n vendor = \"AC*\"\n flags = {\"notq\"}\n}\n", &d);
+	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(first_diag(&d, QUIRK_ERROR)->message, "glob"));
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+static Suite *quirks_suite(void)
+{
+	Suite *s = suite_create("quirks");
+	TCase *tc;
+
+	tc = tcase_create("parser");
+	tcase_add_test(tc, parse_good);
+	tcase_add_test(tc, parse_empty_flags_list_sets_flags);
+	tcase_add_test(tc, parse_bad_files);
+	tcase_add_test(tc, parse_binary_garbage);
+	tcase_add_test(tc, parse_empty_file_and_warnings);
+	tcase_add_test(tc, shadow_warning);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("matching");
+	tcase_add_test(tc, inquiry_clean);
+	tcase_add_test(tc, match_kernel_rules);
+	tcase_add_test(tc, match_globs_revision_type);
+	tcase_add_test(tc, match_merge_order);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("precedence");
+	tcase_add_test(tc, precedence);
+	tcase_add_test(tc, search_path);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("kernel");
+	tcase_add_test(tc, kernel_table_every_entry);
+	tcase_add_test(tc, blist_table_matches_kernel);
+	tcase_add_test(tc, blist_format);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("dev_flags");
+	tcase_add_test(tc, dev_flags_parse_kernel_syntax);
+	tcase_add_test(tc, dev_flags_export_shipped);
+	tcase_add_test(tc, dev_flags_export_admin_changes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	data_dir = getenv("TEST_DATA_DIR");
+	shipped_dir = getenv("QUIRKS_DIR");
+	if (!data_dir || !shipped_dir) {
+		fputs("TEST_DATA_DIR and QUIRKS_DIR must be set\n", stderr);
+		return 2;
+	}
+	sr = srunner_create(quirks_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
