@@ -41,11 +41,29 @@ static const char *const key_names[KEY_COUNT] = {
 struct section_pos {
 	unsigned int line;
 	unsigned int key_line[KEY_COUNT];
+	char *title;
+};
+
+/* A bare word and its line, to place libconfuse's "no such option". */
+struct word_pos {
+	char *word;
+	unsigned int line;
+	bool used;
+};
+
+/* Where a top-level section ends: the text is parsed one section at a time. */
+struct chunk_end {
+	size_t offset;
+	unsigned int line;
 };
 
 struct prescan {
 	struct section_pos *sections;
 	size_t count;
+	struct chunk_end *ends;
+	size_t nends;
+	struct word_pos *words;
+	size_t nwords;
 	unsigned int open_quote_line;	/* unterminated string, or 0 */
 	unsigned int multi_line_quote;	/* first string that spans lines, or 0 */
 	unsigned int list_comment_line; /* '#' inside a { } list, or 0 */
@@ -54,6 +72,8 @@ struct prescan {
 struct parse_ctx {
 	const char *name;
 	struct quirk_diags *diags;
+	struct prescan *ps;
+	unsigned int line_offset;
 	int nomem;
 };
 
@@ -188,7 +208,34 @@ bad:
 	return line;
 }
 
-static int prescan_add_section(struct prescan *ps, unsigned int line)
+static void prescan_free(struct prescan *ps)
+{
+	for (size_t i = 0; i < ps->count; i++)
+		free(ps->sections[i].title);
+	for (size_t i = 0; i < ps->nwords; i++)
+		free(ps->words[i].word);
+	free(ps->sections);
+	free(ps->words);
+	free(ps->ends);
+}
+
+static int prescan_add_word(struct prescan *ps, const char *w, size_t n, unsigned int line)
+{
+	struct word_pos *p = realloc(ps->words, (ps->nwords + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	ps->words = p;
+	p[ps->nwords].word = strndup(w, n);
+	p[ps->nwords].line = line;
+	p[ps->nwords].used = false;
+	if (!p[ps->nwords].word)
+		return -ENOMEM;
+	ps->nwords++;
+	return 0;
+}
+
+static int prescan_add_section(struct prescan *ps, unsigned int line, char *title)
 {
 	struct section_pos *p = realloc(ps->sections, (ps->count + 1) * sizeof(*p));
 
@@ -197,19 +244,21 @@ static int prescan_add_section(struct prescan *ps, unsigned int line)
 	ps->sections = p;
 	memset(&p[ps->count], 0, sizeof(*p));
 	p[ps->count].line = line;
+	p[ps->count].title = title;
 	ps->count++;
 	return 0;
 }
 
 /*
  * A small lexer over the libconfuse syntax: it records where each top-level
- * "device" section and each of its keys starts, and spots the two mistakes
- * libconfuse 3.3 reports at the wrong line (an unterminated string, a
- * comment inside a list).
+ * "device" section, its title and each of its keys start, and spots the two
+ * mistakes libconfuse 3.3 reports at the wrong line (an unterminated string,
+ * a comment inside a list).
  */
 static int prescan(const char *s, size_t len, struct prescan *ps)
 {
 	unsigned int line = 1, device_line = 0;
+	char *title = NULL;
 	int depth = 0;
 	size_t i = 0;
 	bool list = false;
@@ -233,6 +282,7 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			i += 2;
 		} else if (c == '"' || c == '\'') {
 			unsigned int start = line;
+			size_t qstart = i;
 
 			for (i++; i < len && s[i] != c; i++) {
 				if (s[i] == '\\' && c == '"' && i + 1 < len)
@@ -242,19 +292,28 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			}
 			if (line != start && !ps->multi_line_quote)
 				ps->multi_line_quote = start;
+			if (device_line && depth == 0 && !title && i < len) {
+				title = strndup(s + qstart + 1, i - qstart - 1);
+				if (!title)
+					return -ENOMEM;
+			}
 			if (i >= len) {
 				/* The quote that went missing is usually the one
 				 * whose string ran over the end of its line. */
 				ps->open_quote_line = ps->multi_line_quote ? ps->multi_line_quote :
 									      start;
+				free(title);
 				return 0;
 			}
 			i++;
 		} else if (c == '{') {
 			if (depth == 0 && device_line) {
-				if (prescan_add_section(ps, device_line) < 0)
+				if (prescan_add_section(ps, device_line, title) < 0) {
+					free(title);
 					return -ENOMEM;
+				}
 				device_line = 0;
+				title = NULL;
 			} else if (depth >= 1) {
 				list = true;
 			}
@@ -266,14 +325,34 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			if (depth <= 1)
 				list = false;
 			i++;
+			if (depth == 0) {
+				struct chunk_end *e = realloc(ps->ends, (ps->nends + 1) * sizeof(*e));
+
+				if (!e) {
+					free(title);
+					return -ENOMEM;
+				}
+				ps->ends = e;
+				e[ps->nends].offset = i;
+				e[ps->nends].line = line;
+				ps->nends++;
+			}
 		} else if (is_ident(c, true)) {
 			size_t start = i;
 
 			while (i < len && is_ident(s[i], false))
 				i++;
-			if (depth == 0 && i - start == 6 && memcmp(s + start, "device", 6) == 0) {
+			if (device_line && depth == 0 && !title) {
+				title = strndup(s + start, i - start);
+				if (!title)
+					return -ENOMEM;
+			} else if (depth == 0 && i - start == 6 && memcmp(s + start, "device", 6) == 0) {
 				device_line = line;
-			} else if (depth == 1 && ps->count) {
+			} else if (prescan_add_word(ps, s + start, i - start, line) < 0) {
+				free(title);
+				return -ENOMEM;
+			}
+			if (depth == 1 && ps->count) {
 				for (int k = 0; k < KEY_COUNT; k++)
 					if (strlen(key_names[k]) == i - start &&
 					    memcmp(key_names[k], s + start, i - start) == 0 &&
@@ -284,7 +363,49 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			i++;
 		}
 	}
+	free(title);
 	return 0;
+}
+
+/* libconfuse reports some errors at the line its lexer reached, which can
+ * be lines after the mistake; find the mistake's own line instead. */
+static unsigned int better_line(struct prescan *ps, const char *msg, unsigned int line)
+{
+	static const char no_option[] = "no such option '";
+	static const char dup_title[] = "found duplicate title '";
+	size_t n;
+
+	if (strncmp(msg, no_option, sizeof(no_option) - 1) == 0) {
+		msg += sizeof(no_option) - 1;
+		n = strlen(msg);
+		if (n && msg[n - 1] == '\'')
+			n--;
+		for (size_t i = 0; i < ps->nwords; i++) {
+			struct word_pos *w = &ps->words[i];
+
+			if (!w->used && strlen(w->word) == n && memcmp(w->word, msg, n) == 0) {
+				w->used = true;
+				return w->line;
+			}
+		}
+	} else if (strncmp(msg, dup_title, sizeof(dup_title) - 1) == 0) {
+		bool seen = false;
+
+		msg += sizeof(dup_title) - 1;
+		n = strlen(msg);
+		if (n && msg[n - 1] == '\'')
+			n--;
+		for (size_t i = 0; i < ps->count; i++) {
+			const char *t = ps->sections[i].title;
+
+			if (!t || strlen(t) != n || memcmp(t, msg, n) != 0)
+				continue;
+			if (seen)
+				return ps->sections[i].line;
+			seen = true;
+		}
+	}
+	return line;
 }
 
 static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
@@ -298,7 +419,9 @@ static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
 		ctx->nomem = 1;
 		return;
 	}
-	if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, cfg ? (unsigned int)cfg->line : 0,
+	if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name,
+			   better_line(ctx->ps, msg,
+				       cfg ? (unsigned int)cfg->line + ctx->line_offset : 0),
 			   "%s", msg) < 0)
 		ctx->nomem = 1;
 	free(msg);
@@ -476,6 +599,186 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 	return 0;
 }
 
+struct entry_list {
+	struct quirk_entry *items;
+	size_t count;
+	size_t alloc;
+};
+
+static int entry_list_grow(struct entry_list *l, size_t n)
+{
+	struct quirk_entry *p;
+	size_t alloc = l->alloc ? l->alloc : 16;
+
+	if (l->count + n <= l->alloc)
+		return 0;
+	while (alloc < l->count + n)
+		alloc *= 2;
+	p = realloc(l->items, alloc * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	l->items = p;
+	l->alloc = alloc;
+	return 0;
+}
+
+/*
+ * libconfuse looks up every new titled section among the ones it already
+ * has, which makes one big file quadratic; it also stops at the first
+ * error. Parsing one top-level section at a time avoids both: the cost is
+ * linear and every broken section of a file is reported.
+ */
+static int parse_chunk(cfg_opt_t *opts, const char *text, unsigned int first_line,
+		       struct parse_ctx *ctx, struct entry_list *out, size_t *section_index,
+		       int *errors)
+{
+	size_t before = ctx->diags ? ctx->diags->count : 0, nsec;
+	cfg_t *cfg = cfg_init(opts, CFGF_NONE);
+	int r;
+
+	if (!cfg)
+		return -ENOMEM;
+	cfg_set_error_function(cfg, cfg_error_cb);
+	ctx->line_offset = first_line - 1;
+	current_ctx = ctx;
+	r = cfg_parse_buf(cfg, text);
+	current_ctx = NULL;
+	if (ctx->nomem) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (r != CFG_SUCCESS) {
+		(*errors)++;
+		r = 0;
+		if (ctx->diags && ctx->diags->count == before)
+			r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, first_line,
+					   "syntax error");
+		goto out;
+	}
+	nsec = cfg_size(cfg, "device");
+	r = entry_list_grow(out, nsec);
+	for (size_t i = 0; i < nsec && r == 0; i++) {
+		const struct section_pos *pos =
+			*section_index < ctx->ps->count ? &ctx->ps->sections[*section_index] : NULL;
+
+		(*section_index)++;
+		r = section_to_entry(cfg_getnsec(cfg, "device", i), pos, ctx,
+				     &out->items[out->count], errors);
+		out->count++;
+	}
+out:
+	cfg_free(cfg);
+	return r;
+}
+
+/* Sections parsed by one libconfuse call: enough to make cfg_init's cost
+ * small, few enough that its quadratic title lookup stays cheap. */
+#define BATCH 32
+
+static int parse_text(cfg_opt_t *opts, const char *buf, size_t start, size_t end,
+		      unsigned int first_line, struct parse_ctx *ctx, struct entry_list *out,
+		      size_t *section_index, int *errors)
+{
+	char *text = strndup(buf + start, end - start);
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	r = parse_chunk(opts, text, first_line, ctx, out, section_index, errors);
+	free(text);
+	return r;
+}
+
+/*
+ * Parses the text from @start to @end, which holds the top-level sections
+ * ending at ps->ends[@c_first] up to ps->ends[@c_last - 1] plus what
+ * follows. If that fails, it is parsed again one section at a time, so
+ * that every broken section is reported, not only the first.
+ */
+static int parse_batch(cfg_opt_t *opts, const char *buf, size_t start, size_t end,
+		       unsigned int start_line, size_t c_first, size_t c_last,
+		       struct parse_ctx *ctx, struct entry_list *out, size_t *section_index,
+		       int *errors)
+{
+	size_t diag_mark = ctx->diags ? ctx->diags->count : 0, entry_mark = out->count;
+	size_t index_mark = *section_index;
+	int batch_errors = 0, r;
+
+	r = parse_text(opts, buf, start, end, start_line, ctx, out, section_index, &batch_errors);
+	if (r < 0 || batch_errors == 0 || c_last - c_first < 1) {
+		*errors += batch_errors;
+		return r;
+	}
+	for (size_t i = entry_mark; i < out->count; i++)
+		quirk_entry_free(&out->items[i]);
+	out->count = entry_mark;
+	*section_index = index_mark;
+	if (ctx->diags) {
+		for (size_t i = diag_mark; i < ctx->diags->count; i++) {
+			free(ctx->diags->items[i].file);
+			free(ctx->diags->items[i].message);
+		}
+		ctx->diags->count = diag_mark;
+	}
+	for (size_t i = 0; i < ctx->ps->nwords; i++)
+		if (ctx->ps->words[i].line >= start_line)
+			ctx->ps->words[i].used = false;
+	for (size_t c = c_first; c <= c_last && r == 0; c++) {
+		size_t e = c < ctx->ps->nends ? ctx->ps->ends[c].offset : end;
+
+		if (e > end)
+			e = end;
+		if (e > start)
+			r = parse_text(opts, buf, start, e, start_line, ctx, out, section_index,
+				       errors);
+		if (c < ctx->ps->nends) {
+			start = e;
+			start_line = ctx->ps->ends[c].line;
+		}
+	}
+	return r;
+}
+
+struct title_line {
+	const char *title;
+	unsigned int line;
+};
+
+static int cmp_title_line(const void *a, const void *b)
+{
+	const struct title_line *x = a, *y = b;
+	int c = strcmp(x->title, y->title);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int check_duplicate_titles(struct parse_ctx *ctx, const struct entry_list *l, int *errors)
+{
+	struct title_line *t;
+	int r = 0;
+
+	if (l->count < 2)
+		return 0;
+	t = malloc(l->count * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->count; i++) {
+		t[i].title = l->items[i].title;
+		t[i].line = l->items[i].line;
+	}
+	qsort(t, l->count, sizeof(*t), cmp_title_line);
+	for (size_t i = 1; i < l->count && r == 0; i++) {
+		if (strcmp(t[i].title, t[i - 1].title) != 0)
+			continue;
+		(*errors)++;
+		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, t[i].line,
+				   "found duplicate title '%s' (first at line %u)", t[i].title,
+				   t[i - 1].line);
+	}
+	free(t);
+	return r;
+}
+
 int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct quirk_diags *diags,
 		       struct quirk_entry **ret_entries, size_t *ret_count)
 {
@@ -497,13 +800,13 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		CFG_SEC("device", device_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 		CFG_END(),
 	};
-	struct parse_ctx ctx = { .name = name, .diags = diags };
-	struct quirk_entry *entries = NULL;
+	struct entry_list list = { 0 };
 	struct prescan ps;
-	size_t count = 0, nsec, before;
+	struct parse_ctx ctx = { .name = name, .diags = diags, .ps = &ps };
+	size_t section_index = 0, start = 0, chunk = 0;
+	unsigned int start_line = 1;
+	bool first = true;
 	int errors = 0, r;
-	cfg_t *cfg = NULL;
-	char *text = NULL;
 	bool nul = false;
 	unsigned int bad;
 
@@ -516,63 +819,37 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 	r = prescan(buf, len, &ps);
 	if (r < 0)
 		goto out;
-	text = strndup(buf, len);
-	cfg = cfg_init(opts, CFGF_NONE);
-	if (!text || !cfg) {
-		r = -ENOMEM;
+	/* Our lexer's finding is the precise one; libconfuse, having lost
+	 * track of the quotes, would only mislead. */
+	if (ps.open_quote_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.open_quote_line,
+				   "string opened here is never closed");
+		errors++;
 		goto out;
 	}
-	cfg_set_error_function(cfg, cfg_error_cb);
-	before = diags ? diags->count : 0;
-	current_ctx = &ctx;
-	r = cfg_parse_buf(cfg, text);
-	current_ctx = NULL;
-	if (ctx.nomem) {
-		r = -ENOMEM;
+	if (ps.list_comment_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.list_comment_line,
+				   "comment inside a { } list (libconfuse 3.3 rejects it; move it "
+				   "after the closing brace)");
+		errors++;
 		goto out;
 	}
-	if (r != CFG_SUCCESS) {
-		r = 0;
-		if (ps.open_quote_line)
-			r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.open_quote_line,
-					   "string opened here is never closed");
-		else if (ps.list_comment_line)
-			r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.list_comment_line,
-					   "comment inside a { } list (libconfuse 3.3 rejects it; "
-					   "move it after the closing brace)");
-		else if (diags && diags->count == before)
-			r = quirk_diag_add(diags, QUIRK_ERROR, name, 0, "syntax error");
-		if (r < 0)
-			goto out;
-		/* Our own finding is the precise one: put it before libconfuse's. */
-		if ((ps.open_quote_line || ps.list_comment_line) && diags->count > before + 1) {
-			struct quirk_diag hint = diags->items[diags->count - 1];
+	while (r == 0 && (start < len || first)) {
+		size_t c_end = chunk + BATCH < ps.nends ? chunk + BATCH : ps.nends;
+		size_t end = c_end < ps.nends ? ps.ends[c_end].offset : len;
 
-			memmove(&diags->items[before + 1], &diags->items[before],
-				(diags->count - 1 - before) * sizeof(hint));
-			diags->items[before] = hint;
-		}
-		r = -EINVAL;
-		goto out;
+		first = false;
+		r = parse_batch(opts, buf, start, end, start_line, chunk, c_end, &ctx, &list,
+				&section_index, &errors);
+		if (c_end == ps.nends)
+			break;
+		start = end;
+		start_line = ps.ends[c_end].line;
+		chunk = c_end + 1;
 	}
-	nsec = cfg_size(cfg, "device");
-	if (nsec) {
-		entries = calloc(nsec, sizeof(*entries));
-		if (!entries) {
-			r = -ENOMEM;
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < nsec; i++) {
-		const struct section_pos *pos = i < ps.count ? &ps.sections[i] : NULL;
-
-		r = section_to_entry(cfg_getnsec(cfg, "device", i), pos, &ctx, &entries[i],
-				     &errors);
-		count = i + 1;
-		if (r < 0)
-			goto out;
-	}
-	if (nsec == 0)
+	if (r == 0)
+		r = check_duplicate_titles(&ctx, &list, &errors);
+	if (r == 0 && list.count == 0 && !errors)
 		r = quirk_diag_add(diags, QUIRK_WARNING, name, 0, "no device entries");
 	if (r < 0)
 		goto out;
@@ -580,18 +857,15 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		r = -EINVAL;
 		goto out;
 	}
-	*ret_entries = entries;
-	*ret_count = count;
-	entries = NULL;
-	count = 0;
+	*ret_entries = list.items;
+	*ret_count = list.count;
+	list.items = NULL;
+	list.count = 0;
 	r = 0;
 out:
-	for (size_t i = 0; i < count; i++)
-		quirk_entry_free(&entries[i]);
-	free(entries);
-	free(ps.sections);
-	free(text);
-	if (cfg)
-		cfg_free(cfg);
-	return r;
+	for (size_t i = 0; i < list.count; i++)
+		quirk_entry_free(&list.items[i]);
+	free(list.items);
+	prescan_free(&ps);
+	return r < 0 ? r : (errors ? -EINVAL : 0);
 }

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""scsi-quirks as a maintainer uses it: check, query, list, export, import."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOL, SHIPPED, FIXTURES = sys.argv[1:4]
+
+
+def run(*args, check_rc=None):
+    p = subprocess.run([TOOL, *args], capture_output=True, text=True)
+    if check_rc is not None and p.returncode != check_rc:
+        raise AssertionError(f"scsi-quirks {' '.join(args)}: exit {p.returncode}, "
+                             f"expected {check_rc}\nstdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+class Check(unittest.TestCase):
+    def test_shipped_is_clean(self):
+        p = run("check", SHIPPED, check_rc=0)
+        self.assertIn("183 entries loaded, 0 errors", p.stdout)
+
+    def test_every_bad_file_reported_with_line(self):
+        p = run("check", FIXTURES, check_rc=1)
+        err = p.stderr
+        expect = [
+            ("20-bad-unknown-flag.conf:4: error", "unknown flag 'sparse_lun'"),
+            ("21-bad-unknown-key.conf:4: error", "no such option 'modle'"),
+            ("22-bad-missing-vendor.conf:2: error", "no vendor"),
+            ("23-bad-unterminated-quote.conf:3: error", "never closed"),
+            ("24-bad-duplicate-title.conf:7: error", "duplicate title"),
+            ("30-empty.conf: warning", "no device entries"),
+            ("40-warn-long-vendor.conf:3: warning", "longer than the 8 bytes"),
+        ]
+        for where, what in expect:
+            lines = [ln for ln in err.splitlines() if where in ln and what in ln]
+            self.assertTrue(lines, f"missing '{where} ... {what}' in:\n{err}")
+        # the good file still loads, and only it
+        self.assertIn("2 entries loaded, 5 errors", p.stdout)
+
+    def test_check_json(self):
+        p = run("--json", "check", FIXTURES, check_rc=1)
+        j = json.loads(p.stdout)
+        self.assertEqual(j["errors"], 5)
+        files = {os.path.basename(d["file"]) for d in j["diagnostics"] if d["severity"] == "error"}
+        self.assertEqual(len(files), 5)
+        self.assertTrue(all(d["line"] > 0 for d in j["diagnostics"] if d["severity"] == "error"))
+
+    def test_binary_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "50-bin.conf"), "wb") as f:
+                f.write(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)))
+            p = run("check", d, check_rc=1)
+            self.assertIn("50-bin.conf:1: error: NUL byte", p.stderr)
+
+
+class Query(unittest.TestCase):
+    def query(self, *args):
+        return json.loads(run("--quirks-dir", SHIPPED, "query", "--json", *args,
+                              check_rc=0).stdout)
+
+    def test_nolun_device(self):
+        j = self.query("--vendor", "CHINON", "--model", "CD-ROM CDS-431")
+        self.assertEqual(j["flags"], ["nolun"])
+        self.assertIsNone(j["max_lun"])
+        self.assertTrue(j["attach"])
+        self.assertEqual(len(j["sources"]), 1)
+        src = j["sources"][0]
+        self.assertTrue(src["file"].endswith("10-linux-nolun.conf"))
+        with open(src["file"], encoding="utf-8") as f:
+            line = f.read().splitlines()[src["line"] - 1]
+        self.assertIn('device "chinon-cd-rom-cds-431"', line)
+
+    def test_eight_character_vendor_matches(self):
+        j = self.query("--vendor", "3PARdata", "--model", "VV")
+        self.assertEqual(j["flags"], ["reportlun2"])
+
+    def test_padded_strings_as_read_from_sysfs(self):
+        j = self.query("--vendor", "CHINON  ", "--model", "CD-ROM CDS-431  ")
+        self.assertEqual(j["flags"], ["nolun"])
+
+    def test_unknown_device(self):
+        j = self.query("--vendor", "NOBODY", "--model", "Nothing")
+        self.assertEqual(j["flags"], [])
+        self.assertEqual(j["sources"], [])
+
+    def test_text_output(self):
+        p = run("--quirks-dir", SHIPPED, "query", "--vendor", "Promise", "--model",
+                "VTrak E310", check_rc=0)
+        self.assertIn("flags:   sparselun no_rsoc (0x20000040)", p.stdout)
+        self.assertIn("20-linux-lun-scan.conf:", p.stdout)
+
+    def test_usage_errors(self):
+        run("query", "--vendor", "X", check_rc=2)
+        run("query", "--vendor", "WAYTOOLONGVENDOR", "--model", "M", check_rc=2)
+        run("query", "--vendor", "X", "--model", "M", "--type", "40", check_rc=2)
+        run("frobnicate", check_rc=2)
+        run(check_rc=2)
+        self.assertIn("Usage:", run("--help", check_rc=0).stdout)
+
+
+class Precedence(unittest.TestCase):
+    def test_admin_drops_one_flag(self):
+        with tempfile.TemporaryDirectory() as etc:
+            write(os.path.join(etc, "50-local.conf"),
+                  'device "compaq-no-nostartonadd" {\n'
+                  '\tvendor = "COMPAQ"\n\tmodel = "MSA1000"\n'
+                  '\tdrop_flags = {"nostartonadd"}\n\tmax_lun = 31\n}\n')
+            j = json.loads(run("--quirks-dir", SHIPPED, "--quirks-dir", etc, "query",
+                               "--json", "--vendor", "COMPAQ", "--model", "MSA1000",
+                               check_rc=0).stdout)
+            self.assertEqual(j["flags"], ["sparselun"])
+            self.assertEqual(j["max_lun"], 31)
+            self.assertEqual([os.path.basename(s["file"]) for s in j["sources"]],
+                             ["20-linux-lun-scan.conf", "50-local.conf"])
+            self.assertEqual(j["sources"][1]["line"], 1)
+
+    def test_root_and_masking(self):
+        with tempfile.TemporaryDirectory() as root:
+            etc = os.path.join(root, "etc/scsi-scan/quirks.d")
+            run_dir = os.path.join(root, "run/scsi-scan/quirks.d")
+            os.makedirs(etc)
+            os.makedirs(run_dir)
+            write(os.path.join(etc, "60-a.conf"),
+                  'device "a" {\n\tvendor = "ACME"\n\tflags = {"nolun"}\n}\n')
+            write(os.path.join(etc, "61-b.conf"),
+                  'device "b" {\n\tvendor = "ACME"\n\tadd_flags = {"notq"}\n}\n')
+            os.symlink("/dev/null", os.path.join(run_dir, "61-b.conf"))
+            j = json.loads(run("--root", root, "query", "--json", "--vendor", "ACME",
+                               "--model", "X", check_rc=0).stdout)
+            self.assertEqual(j["flags"], ["nolun"])
+            self.assertEqual(len(j["sources"]), 1)
+            self.assertTrue(j["sources"][0]["file"].startswith(root + "/etc/"))
+
+
+class ListExportImport(unittest.TestCase):
+    def test_list_json(self):
+        j = json.loads(run("--quirks-dir", SHIPPED, "list", "--json", check_rc=0).stdout)
+        self.assertEqual(len(j), 183)
+        self.assertTrue(all(e["builtin"] for e in j))
+        chinon = [e for e in j if e["vendor"] == "CHINON"]
+        self.assertEqual(chinon[0]["flags"], ["nolun"])
+
+    def test_list_text(self):
+        p = run("--quirks-dir", SHIPPED, "list", check_rc=0)
+        self.assertEqual(len(p.stdout.splitlines()), 183)
+
+    def test_export_import_round_trip(self):
+        s = run("--quirks-dir", SHIPPED, "export", "--dev-flags", check_rc=0).stdout.strip()
+        self.assertLessEqual(len(s), 255)
+        self.assertIn("SYNOLOGY:iSCSI Storage:0x40000000", s)
+        text = run("import", "--dev-flags", s, check_rc=0).stdout
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "90-imported.conf"), text)
+            run("check", d, check_rc=0)
+            again = run("--quirks-dir", d, "export", "--dev-flags",
+                        check_rc=0).stdout.strip()
+        self.assertEqual(again, s)
+
+    def test_modprobe_line(self):
+        line = run("--quirks-dir", SHIPPED, "export", "--modprobe", check_rc=0).stdout
+        self.assertTrue(line.startswith('options scsi_mod dev_flags="MATSHITA:'), line)
+
+    def test_export_too_long(self):
+        with tempfile.TemporaryDirectory() as d:
+            text = "".join(f'device "d{i}" {{\n\tvendor = "VENDOR{i:02d}"\n'
+                           f'\tmodel = "Model number {i:02d}"\n\tflags = {{"no_rsoc"}}\n}}\n'
+                           for i in range(20))
+            write(os.path.join(d, "50-many.conf"), text)
+            p = run("--quirks-dir", d, "export", "--dev-flags", check_rc=1)
+            self.assertIn("at most 255", p.stderr)
+
+    def test_import_errors(self):
+        p = run("import", "--dev-flags", "ACME:Disk", check_rc=1)
+        self.assertIn("VENDOR:MODEL:FLAGS", p.stderr)
+        p = run("import", "--dev-flags", "ACME:Disk:0x1000240", check_rc=1)
+        self.assertIn("unsupported", p.stderr)
+        run("import", check_rc=2)
+
+    def test_import_kernel_hint_value(self):
+        text = run("import", "--dev-flags", "ACME:Disk:0x240", check_rc=0).stdout
+        self.assertIn('flags = {"sparselun", "largelun"}', text)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
