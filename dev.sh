@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# dev.sh - install what is missing, build, and run the demonstration or the tests.
+#
+#   ./dev.sh demo    the main job: what the quirk database says about devices
+#   ./dev.sh test    every test suite (unit, quirks, and vm where it can run)
+#
+# Builds in ./build (override with BUILD_DIR). Installs Debian packages with
+# apt-get when run as root (or through sudo), and says which ones otherwise.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${BUILD_DIR:-$top/build}
+
+# Debian packages the build and tests need.
+packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
+	  libsgutils2-dev libudev-dev check)
+
+need_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "dev.sh: installing ${missing[*]}" >&2
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		if command -v sudo >/dev/null; then
+			sudo=(sudo)
+		else
+			echo "dev.sh: run as root: apt-get install ${missing[*]}" >&2
+			exit 1
+		fi
+	fi
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+configure() {
+	local opts=(--prefix=/usr)
+	# CI builds with warnings as errors; people get warnings.
+	[ "${CI:-}" = true ] && opts+=(-Dwerror=true)
+	if [ -f "$build/build.ninja" ]; then
+		meson setup --reconfigure "${opts[@]}" "$build" "$top" >/dev/null
+	else
+		meson setup "${opts[@]}" "$build" "$top" >/dev/null
+	fi
+	ninja -C "$build" >/dev/null
+}
+
+demo() {
+	local q=("$build/scsi-quirks" --quirks-dir "$top/quirks.d")
+
+	echo "== The shipped quirk database, checked as a maintainer would"
+	"$build/scsi-quirks" check "$top/quirks.d"
+	echo
+	echo "== A SCSI-2 CD-ROM that locks up when LUNs other than 0 are probed"
+	"${q[@]}" query --vendor CHINON --model "CD-ROM CDS-431"
+	echo
+	echo "== An 8-character vendor: dead in the kernel's table since 2024, matched here"
+	"${q[@]}" query --vendor 3PARdata --model VV
+	echo
+	echo "== An administrator drops one flag of a shipped entry, without copying it"
+	local etc
+	etc=$(mktemp -d)
+	trap 'rm -rf "$etc"' RETURN
+	cat >"$etc/50-local.conf" <<-'EOF'
+	device "msa1000-spin-up" {
+		vendor = "COMPAQ"
+		model = "MSA1000"
+		drop_flags = {"nostartonadd"}
+		reason = "our MSA1000 spins up fine"
+	}
+	EOF
+	"${q[@]}" --quirks-dir "$etc" query --vendor COMPAQ --model "MSA1000"
+	echo
+	echo "== What the kernel must still be told under scsi_mod.scan=manual"
+	"${q[@]}" export --modprobe
+}
+
+test_all() {
+	local rc=0
+	meson test -C "$build" --print-errorlogs "$@" || rc=$?
+	python3 - "$build/meson-logs/testlog.json" <<-'EOF' || true
+	import json, sys
+	passed = failed = skipped = 0
+	for line in open(sys.argv[1]):
+	    r = json.loads(line)["result"]
+	    if r in ("OK", "EXPECTEDFAIL"):
+	        passed += 1
+	    elif r == "SKIP":
+	        skipped += 1
+	    else:
+	        failed += 1
+	print(f"{passed} passed, {failed} failed, {skipped} skipped")
+	EOF
+	return $rc
+}
+
+case "${1:-}" in
+demo)
+	need_packages "${packages[@]}"
+	configure
+	demo
+	;;
+test)
+	shift
+	need_packages "${packages[@]}"
+	configure
+	test_all "$@"
+	;;
+*)
+	echo "usage: $0 demo|test [meson test options]" >&2
+	exit 2
+	;;
+esac
