@@ -15,7 +15,7 @@ build=${BUILD_DIR:-$top/build}
 
 # Debian packages the build and tests need.
 packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
-	  libsgutils2-dev libudev-dev check)
+	  libsgutils2-dev libudev-dev check valgrind)
 
 need_packages() {
 	local missing=() p
