@@ -5,8 +5,63 @@
 #ifndef SCSI_SCAN_INQUIRY_H
 #define SCSI_SCAN_INQUIRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Linux scsi_level values (include/scsi/scsi.h). */
+#define SCSI_LEVEL_UNKNOWN	0
+#define SCSI_LEVEL_1		1
+#define SCSI_LEVEL_1_CCS	2
+#define SCSI_LEVEL_2		3
+#define SCSI_LEVEL_3		4
+#define SCSI_LEVEL_SPC_2	5
+#define SCSI_LEVEL_SPC_3	6
+#define SCSI_LEVEL_SPC_4	7
+#define SCSI_LEVEL_SPC_5	8
+
+/* Peripheral qualifiers and the device types the scan cares about. */
+#define INQ_PQ_CONNECTED	0
+#define INQ_PQ_NOT_CONNECTED	1
+#define INQ_PQ_NO_LUN		3
+#define PDT_DISK		0x00
+#define PDT_ROM			0x05
+#define PDT_RBC			0x0e
+#define PDT_WLUN		0x1e
+#define PDT_NO_DEVICE		0x1f
+
+/* The kernel's first INQUIRY asks for this much; it is also the least a
+ * standard INQUIRY response must hold for the strings. */
+#define INQUIRY_MIN_LEN		36
+#define INQUIRY_MAX_LEN		255
+
+/**
+ * struct inquiry - a decoded standard INQUIRY response
+ * @pq: peripheral qualifier (byte 0 bits 7-5)
+ * @pdt: peripheral device type (byte 0 bits 4-0)
+ * @removable: RMB (byte 1 bit 7)
+ * @version: VERSION (byte 2)
+ * @response_format: RESPONSE DATA FORMAT (byte 3 bits 3-0)
+ * @scsi_level: the Linux scsi_level derived from @version
+ * @response_len: additional length + 5, as the device claims it
+ * @len: bytes of the buffer that were decoded
+ * @vendor: T10 vendor, cleaned as by inquiry_field_clean()
+ * @model: product identification, cleaned
+ * @revision: product revision, cleaned
+ */
+struct inquiry {
+	uint8_t pq;
+	uint8_t pdt;
+	bool removable;
+	uint8_t version;
+	uint8_t response_format;
+	int scsi_level;
+	size_t response_len;
+	size_t len;
+	char vendor[9];
+	char model[17];
+	char revision[5];
+};
 
 /**
  * inquiry_field_clean() - an INQUIRY string field as the kernel matches it
@@ -20,5 +75,48 @@
  * spaces are removed. @dst is NUL-terminated.
  */
 void inquiry_field_clean(char *dst, const uint8_t *src, size_t len);
+
+/**
+ * inquiry_scsi_level() - the Linux scsi_level for an INQUIRY version
+ * @version: byte 2 of the response
+ * @response_format: byte 3 bits 3-0
+ *
+ * As scsi_probe_lun(), from the low nibble of @version: 0 unknown;
+ * 1 SCSI-1, or SCSI-1-CCS when the response format is 1; otherwise
+ * that nibble + 1.
+ *
+ * Return: the level.
+ */
+int inquiry_scsi_level(uint8_t version, uint8_t response_format);
+
+/**
+ * inquiry_decode() - decode a standard INQUIRY response
+ * @buf: the bytes the device returned
+ * @len: how many (the transfer length minus the residual)
+ * @ret: the result, written only on success
+ *
+ * A response shorter than 36 bytes still decodes: missing string bytes
+ * read as blanks, as the kernel pads them. The device's additional length
+ * is reported, not trusted: only @len bytes are read.
+ *
+ * Return: 0, or -EINVAL if @len is below 5 (no header).
+ */
+int inquiry_decode(const uint8_t *buf, size_t len, struct inquiry *ret);
+
+/**
+ * pdt_name() - lsscsi's short name of a peripheral device type
+ * @pdt: the type, 0-31
+ *
+ * Return: a static string such as "disk", "cd/dvd", "wlun", "no dev".
+ */
+const char *pdt_name(int pdt);
+
+/**
+ * scsi_level_name() - a readable name of a Linux scsi_level
+ * @level: the level
+ *
+ * Return: a static string such as "SCSI-2" or "SPC-5".
+ */
+const char *scsi_level_name(int level);
 
 #endif

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * plan.h - which LUNs of a target to try, and why: a pure state machine.
+ */
+#ifndef SCSI_SCAN_PLAN_H
+#define SCSI_SCAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_REASON_LEN 160
+
+/**
+ * struct plan_input - what is known about a target before its LUNs
+ * @scsi_level: Linux scsi_level of the LUN that answered (LUN 0, or the
+ *	REPORT LUNS well-known LUN when there is no LUN 0)
+ * @flags: BLIST_* flags from the quirk database
+ * @max_lun: highest LUN to attach from the quirk database, or -1
+ * @attach: false if the quirk database forbids attaching any LUN
+ * @max_luns: the scsi_mod max_luns parameter (sequential scan bound)
+ * @no_report_luns: the host's driver never takes REPORT LUNS (usb-storage,
+ *	uas set starget->no_report_luns)
+ * @lun0_present: LUN 0 answered as a device
+ */
+struct plan_input {
+	int scsi_level;
+	uint64_t flags;
+	long long max_lun;
+	bool attach;
+	uint64_t max_luns;
+	bool no_report_luns;
+	bool lun0_present;
+};
+
+/**
+ * enum plan_action_kind - what the apply loop does next
+ * @PLAN_REPORT_LUNS: send REPORT LUNS, answer with PLAN_OUT_REPORT_LUNS or
+ *	PLAN_OUT_FAILED
+ * @PLAN_PROBE: attach this LUN, answer with PLAN_OUT_PRESENT,
+ *	PLAN_OUT_ABSENT or PLAN_OUT_LIMIT
+ * @PLAN_SKIP: record that this LUN is left alone; no outcome is needed
+ * @PLAN_DONE: the target is finished
+ */
+enum plan_action_kind {
+	PLAN_REPORT_LUNS,
+	PLAN_PROBE,
+	PLAN_SKIP,
+	PLAN_DONE,
+};
+
+/**
+ * struct plan_action - one step
+ * @kind: what to do
+ * @lun: the LUN for PLAN_PROBE and PLAN_SKIP
+ * @reason: why, for people (explain, logs)
+ */
+struct plan_action {
+	enum plan_action_kind kind;
+	uint64_t lun;
+	char reason[PLAN_REASON_LEN];
+};
+
+/**
+ * enum plan_outcome_kind - what came of the last action
+ * @PLAN_OUT_NONE: no outcome (first step, or after PLAN_SKIP)
+ * @PLAN_OUT_PRESENT: the LUN is attached (now or before)
+ * @PLAN_OUT_ABSENT: the kernel attached nothing at that LUN
+ * @PLAN_OUT_LIMIT: the scan write failed with EINVAL: past the host's limit
+ * @PLAN_OUT_REPORT_LUNS: REPORT LUNS answered; see @luns
+ * @PLAN_OUT_FAILED: REPORT LUNS failed
+ */
+enum plan_outcome_kind {
+	PLAN_OUT_NONE,
+	PLAN_OUT_PRESENT,
+	PLAN_OUT_ABSENT,
+	PLAN_OUT_LIMIT,
+	PLAN_OUT_REPORT_LUNS,
+	PLAN_OUT_FAILED,
+};
+
+/**
+ * struct plan_outcome - the result fed back to plan_step()
+ * @kind: what happened
+ * @luns: for PLAN_OUT_REPORT_LUNS, the listed LUNs (Linux integers)
+ * @count: how many
+ * @why: for PLAN_OUT_FAILED, the error in words
+ */
+struct plan_outcome {
+	enum plan_outcome_kind kind;
+	const uint64_t *luns;
+	size_t count;
+	const char *why;
+};
+
+/**
+ * enum plan_method - how the target's LUNs are found
+ * @PLAN_METHOD_NONE: no LUN beyond the first is tried
+ * @PLAN_METHOD_REPORT_LUNS: the device lists them
+ * @PLAN_METHOD_SEQUENTIAL: LUN 1, 2, ... are tried in turn
+ */
+enum plan_method {
+	PLAN_METHOD_NONE,
+	PLAN_METHOD_REPORT_LUNS,
+	PLAN_METHOD_SEQUENTIAL,
+};
+
+/**
+ * struct plan - the state of one target's plan; fields are private
+ */
+struct plan {
+	struct plan_input in;
+	int state;
+	enum plan_method method;
+	char method_reason[PLAN_REASON_LEN];
+	uint64_t *luns;
+	size_t count;
+	size_t next;
+	uint64_t seq_next;
+	uint64_t seq_limit;
+	char limit_reason[PLAN_REASON_LEN];
+};
+
+/**
+ * plan_init() - start a plan
+ * @p: the plan
+ * @in: what is known about the target
+ */
+void plan_init(struct plan *p, const struct plan_input *in);
+
+/**
+ * plan_step() - the next action
+ * @p: the plan
+ * @last: the outcome of the previous action (PLAN_OUT_NONE at first)
+ * @next: the action to take
+ *
+ * Mirrors scsi_report_lun_scan() and scsi_sequential_lun_scan(), with the
+ * quirk database instead of the kernel's table, and two differences on
+ * purpose: nolun keeps a target at LUN 0 at every SCSI level, and
+ * max_lun / attach from the database are honoured.
+ *
+ * Return: 0, or -ENOMEM (copying a REPORT LUNS list).
+ */
+int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_action *next);
+
+/**
+ * plan_method() - how the plan finds LUNs, once decided
+ * @p: the plan
+ * @ret_reason: set to the reason in words
+ *
+ * Return: the method (PLAN_METHOD_NONE until the first step).
+ */
+enum plan_method plan_method(const struct plan *p, const char **ret_reason);
+
+/**
+ * plan_free() - free what a plan holds
+ * @p: the plan
+ */
+void plan_free(struct plan *p);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * plan.c - the scan plan of one target: every kernel rule about which LUNs
+ * to try, with the quirk database in place of the kernel's table. No I/O.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blist.h"
+#include "inquiry.h"
+#include "plan.h"
+
+enum state {
+	ST_START,
+	ST_REPORT_WAIT,
+	ST_REPORT_LIST,
+	ST_SEQUENTIAL,
+	ST_DONE,
+};
+
+static void say(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, PLAN_REASON_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void plan_init(struct plan *p, const struct plan_input *in)
+{
+	memset(p, 0, sizeof(*p));
+	p->in = *in;
+	p->state = ST_START;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->luns);
+	p->luns = NULL;
+	p->count = 0;
+}
+
+enum plan_method plan_method(const struct plan *p, const char **ret_reason)
+{
+	if (ret_reason)
+		*ret_reason = p->method_reason;
+	return p->method;
+}
+
+static void done(struct plan *p, struct plan_action *a, const char *why)
+{
+	p->state = ST_DONE;
+	a->kind = PLAN_DONE;
+	a->lun = 0;
+	say(a->reason, "%s", why);
+}
+
+/* scsi_sequential_lun_scan(): the limit, then LUNs 1 .. limit-1. */
+static void start_sequential(struct plan *p, const char *why)
+{
+	const struct plan_input *in = &p->in;
+	uint64_t limit = in->max_luns;
+	const char *what = "scsi_mod.max_luns";
+
+	p->method = PLAN_METHOD_SEQUENTIAL;
+	say(p->method_reason, "%s", why);
+	if (in->flags & (BLIST_SPARSELUN | BLIST_FORCELUN)) {
+		/* The host's max_lun, which user space cannot read: a scan
+		 * write past it fails with EINVAL and ends the scan there. */
+		limit = UINT64_MAX;
+		what = in->flags & BLIST_SPARSELUN ? "sparselun: the host's LUN limit" :
+						     "forcelun: the host's LUN limit";
+	}
+	if ((in->flags & BLIST_MAX5LUN) && limit > 5) {
+		limit = 5;
+		what = "max5lun";
+	}
+	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_LARGELUN)) {
+		if (limit > 8) {
+			limit = 8;
+			what = "a SCSI-2 or older target without largelun has LUNs 0-7";
+		}
+	} else if (limit > 256) {
+		limit = 256;
+		what = "a sequential scan never goes past LUN 255";
+	}
+	if (in->max_lun >= 0 && (uint64_t)in->max_lun + 1 < limit) {
+		limit = (uint64_t)in->max_lun + 1;
+		what = "max_lun from the quirk database";
+	}
+	p->seq_limit = limit;
+	p->seq_next = 1;
+	say(p->limit_reason, "%s", what);
+	p->state = ST_SEQUENTIAL;
+}
+
+static void decide(struct plan *p, struct plan_action *a)
+{
+	const struct plan_input *in = &p->in;
+
+	if (!in->attach) {
+		done(p, a, "attach = false in the quirk database: no LUN is attached");
+		return;
+	}
+	if (in->flags & BLIST_NOLUN) {
+		say(p->method_reason, "nolun: LUN 0 only");
+		done(p, a, in->scsi_level < SCSI_LEVEL_3 ?
+				   "nolun: LUN 0 only (the kernel would still probe LUNs 1-7 "
+				   "of this SCSI-2 target)" :
+				   "nolun: LUN 0 only");
+		return;
+	}
+	if (in->max_lun == 0) {
+		say(p->method_reason, "max_lun = 0");
+		done(p, a, "max_lun = 0 in the quirk database: LUN 0 only");
+		return;
+	}
+	if (in->flags & BLIST_NOREPORTLUN) {
+		start_sequential(p, "noreportlun: REPORT LUNS is never sent to this device");
+		return;
+	}
+	if (in->scsi_level == SCSI_LEVEL_1 || in->scsi_level == SCSI_LEVEL_1_CCS) {
+		start_sequential(p, "a SCSI-1 target does not take REPORT LUNS");
+		return;
+	}
+	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_REPORTLUN2)) {
+		start_sequential(p, "a SCSI-2 target is scanned sequentially unless it has "
+				    "reportlun2");
+		return;
+	}
+	if (in->no_report_luns) {
+		start_sequential(p, "the host's driver does not take REPORT LUNS (USB)");
+		return;
+	}
+	p->method = PLAN_METHOD_REPORT_LUNS;
+	say(p->method_reason, "%s",
+	    in->scsi_level < SCSI_LEVEL_3 ? "reportlun2: REPORT LUNS although SCSI-2" :
+					    "SCSI-3 or later: REPORT LUNS");
+	p->state = ST_REPORT_WAIT;
+	a->kind = PLAN_REPORT_LUNS;
+	a->lun = 0;
+	say(a->reason, "%s", p->method_reason);
+}
+
+static int take_list(struct plan *p, const struct plan_outcome *last)
+{
+	free(p->luns);
+	p->luns = NULL;
+	p->count = 0;
+	p->next = 0;
+	if (!last->count)
+		return 0;
+	p->luns = malloc(last->count * sizeof(*p->luns));
+	if (!p->luns)
+		return -ENOMEM;
+	memcpy(p->luns, last->luns, last->count * sizeof(*p->luns));
+	p->count = last->count;
+	return 0;
+}
+
+static void next_listed(struct plan *p, struct plan_action *a)
+{
+	while (p->next < p->count) {
+		uint64_t lun = p->luns[p->next++];
+
+		if (lun == 0 && p->in.lun0_present)
+			continue;
+		a->lun = lun;
+		if (p->in.max_lun >= 0 && lun > (uint64_t)p->in.max_lun) {
+			a->kind = PLAN_SKIP;
+			say(a->reason, "listed, but above max_lun %lld from the quirk database",
+			    p->in.max_lun);
+			return;
+		}
+		a->kind = PLAN_PROBE;
+		say(a->reason, "listed by REPORT LUNS");
+		return;
+	}
+	done(p, a, "every LUN REPORT LUNS listed was tried");
+}
+
+static void next_sequential(struct plan *p, const struct plan_outcome *last,
+			    struct plan_action *a)
+{
+	bool sparse = p->in.flags & BLIST_SPARSELUN;
+
+	if (p->seq_next > 1 || last->kind != PLAN_OUT_NONE) {
+		if (last->kind == PLAN_OUT_LIMIT) {
+			say(a->reason, "LUN %llu is past the host's LUN limit: the scan ends",
+			    (unsigned long long)(p->seq_next - 1));
+			p->state = ST_DONE;
+			a->kind = PLAN_DONE;
+			return;
+		}
+		if (last->kind == PLAN_OUT_ABSENT && !sparse) {
+			say(a->reason, "no LUN %llu: a sequential scan stops at the first gap",
+			    (unsigned long long)(p->seq_next - 1));
+			p->state = ST_DONE;
+			a->kind = PLAN_DONE;
+			return;
+		}
+	}
+	if (p->seq_next >= p->seq_limit) {
+		say(a->reason, "sequential scan ends at LUN %llu: %s",
+		    (unsigned long long)(p->seq_limit ? p->seq_limit - 1 : 0), p->limit_reason);
+		p->state = ST_DONE;
+		a->kind = PLAN_DONE;
+		return;
+	}
+	a->kind = PLAN_PROBE;
+	a->lun = p->seq_next++;
+	say(a->reason, "sequential scan%s", sparse ? " (sparselun: gaps allowed)" : "");
+}
+
+int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_action *next)
+{
+	static const struct plan_outcome none = { .kind = PLAN_OUT_NONE };
+	int r;
+
+	if (!last)
+		last = &none;
+	memset(next, 0, sizeof(*next));
+	switch (p->state) {
+	case ST_START:
+		decide(p, next);
+		if (p->state == ST_SEQUENTIAL)
+			next_sequential(p, &none, next);
+		return 0;
+	case ST_REPORT_WAIT:
+		if (last->kind != PLAN_OUT_REPORT_LUNS) {
+			char why[PLAN_REASON_LEN];
+
+			snprintf(why, sizeof(why), "REPORT LUNS failed (%s): sequential scan",
+				 last->why ? last->why : "no answer");
+			start_sequential(p, why);
+			next_sequential(p, &none, next);
+			return 0;
+		}
+		r = take_list(p, last);
+		if (r < 0)
+			return r;
+		p->state = ST_REPORT_LIST;
+		next_listed(p, next);
+		return 0;
+	case ST_REPORT_LIST:
+		next_listed(p, next);
+		return 0;
+	case ST_SEQUENTIAL:
+		next_sequential(p, last, next);
+		return 0;
+	default:
+		done(p, next, "done");
+		return 0;
+	}
+}

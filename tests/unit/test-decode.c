@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-decode.c - INQUIRY, REPORT LUNS, LUN conversion, sense, and the
+ * scan planner rule by rule.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blist.h"
+#include "inquiry.h"
+#include "luns.h"
+#include "plan.h"
+#include "sense.h"
+
+/* A standard INQUIRY response as scsi_debug sends it (SPC-5, disk). */
+static const uint8_t inq_spc5[] = {
+	0x00, 0x00, 0x07, 0x12, 0x5b, 0x00, 0x00, 0x02, 'L', 'i', 'n', 'u', 'x', ' ', ' ',
+	' ', 's', 'c', 's', 'i', '_', 'd', 'e', 'b', 'u', 'g', ' ', ' ', ' ', ' ', ' ',
+	' ', '0', '1', '9', '1',
+};
+
+START_TEST(inquiry_spc5)
+{
+	struct inquiry inq;
+
+	ck_assert_int_eq(inquiry_decode(inq_spc5, sizeof(inq_spc5), &inq), 0);
+	ck_assert_uint_eq(inq.pq, 0);
+	ck_assert_uint_eq(inq.pdt, PDT_DISK);
+	ck_assert_int_eq(inq.scsi_level, SCSI_LEVEL_SPC_5);
+	ck_assert_uint_eq(inq.response_len, 0x5b + 5);
+	ck_assert_str_eq(inq.vendor, "Linux");
+	ck_assert_str_eq(inq.model, "scsi_debug");
+	ck_assert_str_eq(inq.revision, "0191");
+	ck_assert(!inq.removable);
+}
+END_TEST
+
+START_TEST(inquiry_levels_and_qualifiers)
+{
+	uint8_t b[36];
+	struct inquiry inq;
+
+	memcpy(b, inq_spc5, sizeof(b));
+	b[0] = 0x7f; /* PQ 3, PDT 1f: no LUN here */
+	b[1] = 0x80;
+	b[2] = 0x02;
+	ck_assert_int_eq(inquiry_decode(b, sizeof(b), &inq), 0);
+	ck_assert_uint_eq(inq.pq, INQ_PQ_NO_LUN);
+	ck_assert_uint_eq(inq.pdt, PDT_NO_DEVICE);
+	ck_assert(inq.removable);
+	ck_assert_int_eq(inq.scsi_level, SCSI_LEVEL_2);
+	b[0] = 0x25; /* PQ 1, CD-ROM */
+	ck_assert_int_eq(inquiry_decode(b, sizeof(b), &inq), 0);
+	ck_assert_uint_eq(inq.pq, INQ_PQ_NOT_CONNECTED);
+	ck_assert_uint_eq(inq.pdt, PDT_ROM);
+	ck_assert_int_eq(inquiry_scsi_level(0, 0), SCSI_LEVEL_UNKNOWN);
+	ck_assert_int_eq(inquiry_scsi_level(1, 0), SCSI_LEVEL_1);
+	ck_assert_int_eq(inquiry_scsi_level(1, 1), SCSI_LEVEL_1_CCS);
+	ck_assert_int_eq(inquiry_scsi_level(3, 2), SCSI_LEVEL_3);
+	ck_assert_int_eq(inquiry_scsi_level(6, 2), SCSI_LEVEL_SPC_4);
+	/* only the low nibble counts: old ISO/ECMA bits above it */
+	ck_assert_int_eq(inquiry_scsi_level(0x82, 2), SCSI_LEVEL_2);
+}
+END_TEST
+
+START_TEST(inquiry_truncated_and_lying)
+{
+	struct inquiry inq;
+	uint8_t b[20];
+
+	/* 20 bytes: vendor whole, model cut after 4 bytes */
+	memcpy(b, inq_spc5, sizeof(b));
+	ck_assert_int_eq(inquiry_decode(b, sizeof(b), &inq), 0);
+	ck_assert_str_eq(inq.vendor, "Linux");
+	ck_assert_str_eq(inq.model, "scsi");
+	ck_assert_str_eq(inq.revision, "");
+	/* the additional length claims 96 more bytes than were sent */
+	ck_assert_uint_eq(inq.response_len, 96);
+	ck_assert_uint_eq(inq.len, 20);
+	ck_assert_int_eq(inquiry_decode(b, 4, &inq), -EINVAL);
+	ck_assert_int_eq(inquiry_decode(NULL, 36, &inq), -EINVAL);
+}
+END_TEST
+
+START_TEST(inquiry_control_bytes)
+{
+	uint8_t b[36];
+	struct inquiry inq;
+
+	memcpy(b, inq_spc5, sizeof(b));
+	memcpy(b + 8, "AC\x1b[2JME", 8);
+	memcpy(b + 16, "Disk\0garbage!!!!", 16);
+	ck_assert_int_eq(inquiry_decode(b, sizeof(b), &inq), 0);
+	ck_assert_str_eq(inq.vendor, "AC [2JME");
+	ck_assert_str_eq(inq.model, "Disk");
+	ck_assert_str_eq(pdt_name(0), "disk");
+	ck_assert_str_eq(pdt_name(5), "cd/dvd");
+	ck_assert_str_eq(pdt_name(30), "wlun");
+	ck_assert_str_eq(pdt_name(99), "(?)");
+	ck_assert_str_eq(scsi_level_name(SCSI_LEVEL_2), "SCSI-2");
+}
+END_TEST
+
+START_TEST(lun_conversion)
+{
+	static const struct {
+		uint8_t b[8];
+		uint64_t lun;
+	} cases[] = {
+		{ { 0x00, 0x05 }, 5 },
+		{ { 0x40, 0x01 }, 0x4001 },
+		{ { 0x01, 0x2c }, 300 },
+		{ { 0xc1, 0x01 }, LUN_WLUN_REPORT_LUNS },
+		{ { 0xd2, 0x04, 0x0b, 0x03 }, 0x0b03d204 },
+		{ { 0x40, 0x01, 0x40, 0x02 }, 0x40024001 },
+		{ { 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04 }, 0x0004000300020001ULL },
+		{ { 0 }, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t back[8];
+
+		ck_assert_uint_eq(lun_from_scsilun(cases[i].b), cases[i].lun);
+		lun_to_scsilun(cases[i].lun, back);
+		ck_assert_mem_eq(back, cases[i].b, 8);
+	}
+	ck_assert(lun_is_wlun(LUN_WLUN_REPORT_LUNS));
+	ck_assert(lun_is_wlun(0xc100));
+	ck_assert(!lun_is_wlun(0x4001));
+	ck_assert(lun_scan_writable(0x00ffffffffffffffULL));
+	ck_assert(!lun_scan_writable(0x0100000000000000ULL));
+}
+END_TEST
+
+static size_t put_lun_list(uint8_t *buf, const uint64_t *luns, size_t n, uint32_t claim)
+{
+	memset(buf, 0, 8);
+	buf[0] = claim >> 24;
+	buf[1] = claim >> 16;
+	buf[2] = claim >> 8;
+	buf[3] = claim;
+	for (size_t i = 0; i < n; i++)
+		lun_to_scsilun(luns[i], buf + 8 + 8 * i);
+	return 8 + 8 * n;
+}
+
+START_TEST(report_luns)
+{
+	static const uint64_t listed[] = { 0, 1, 2, 300, 0x4001, 0x40024001 };
+	uint8_t buf[8 + 8 * 8];
+	uint64_t *luns;
+	size_t n, needed, len;
+
+	len = put_lun_list(buf, listed, 6, 6 * 8);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(needed, len);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(luns[i], listed[i]);
+	free(luns);
+
+	/* the device lists 300 LUNs but only 6 fit: decode what arrived, say
+	 * how much is needed */
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	free(luns);
+	put_lun_list(buf, listed, 6, 300 * 8);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(needed, 300 * 8 + 8);
+	free(luns);
+
+	/* a half entry at the end is ignored */
+	ck_assert_int_eq(report_luns_decode(buf, len - 4, &luns, &n, &needed), 0);
+	ck_assert_uint_eq(n, 5);
+	free(luns);
+
+	/* an empty list */
+	put_lun_list(buf, listed, 0, 0);
+	ck_assert_int_eq(report_luns_decode(buf, 8, &luns, &n, &needed), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(luns);
+	ck_assert_int_eq(report_luns_decode(buf, 7, &luns, &n, &needed), -EINVAL);
+}
+END_TEST
+
+START_TEST(report_luns_duplicates)
+{
+	static const uint64_t listed[] = { 3, 1, 3, 0, 1, 2, 3 };
+	uint8_t buf[8 + 8 * 7];
+	uint64_t *luns;
+	size_t n, needed, len;
+
+	len = put_lun_list(buf, listed, 7, 7 * 8);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(luns[0], 3);
+	ck_assert_uint_eq(luns[1], 1);
+	ck_assert_uint_eq(luns[2], 0);
+	ck_assert_uint_eq(luns[3], 2);
+	free(luns);
+}
+END_TEST
+
+START_TEST(sense)
+{
+	static const uint8_t fixed_ua[18] = { 0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x3f, 0x0e };
+	static const uint8_t desc[8] = { 0x72, 0x05, 0x24, 0x00 };
+	static const uint8_t short_fixed[8] = { 0xf0, 0, 0x03, 0, 0, 0, 0, 0 };
+	struct sense s;
+	char text[160];
+
+	ck_assert_int_eq(sense_decode(fixed_ua, sizeof(fixed_ua), &s), 0);
+	ck_assert_uint_eq(s.key, SENSE_KEY_UNIT_ATTENTION);
+	ck_assert_uint_eq(s.asc, 0x3f);
+	ck_assert_uint_eq(s.ascq, 0x0e);
+	sense_describe(&s, text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "Unit Attention"));
+	ck_assert_ptr_nonnull(strstr(text, "(3f/0e)"));
+	ck_assert_int_eq(sense_decode(desc, sizeof(desc), &s), 0);
+	ck_assert_uint_eq(s.key, SENSE_KEY_ILLEGAL_REQUEST);
+	ck_assert_uint_eq(s.asc, 0x24);
+	/* valid bit set, no room for ASC: key only */
+	ck_assert_int_eq(sense_decode(short_fixed, sizeof(short_fixed), &s), 0);
+	ck_assert_uint_eq(s.key, SENSE_KEY_MEDIUM_ERROR);
+	ck_assert_uint_eq(s.asc, 0);
+	ck_assert_int_eq(sense_decode(desc, 1, &s), -EINVAL);
+	ck_assert_int_eq(sense_decode((const uint8_t *)"\x12\x00\x00", 3, &s), -EINVAL);
+}
+END_TEST
+
+/* Runs a plan against a fake target: @present[] says which LUNs exist,
+ * @report the REPORT LUNS answer (NULL: the command fails), @limit the
+ * host's LUN limit. Returns the attached LUNs as a string "0,1,2". */
+struct fake_target {
+	const uint64_t *present;
+	size_t npresent;
+	const uint64_t *report;
+	size_t nreport;
+	uint64_t limit;
+};
+
+static bool is_present(const struct fake_target *t, uint64_t lun)
+{
+	for (size_t i = 0; i < t->npresent; i++)
+		if (t->present[i] == lun)
+			return true;
+	return false;
+}
+
+static char *run_plan(const struct plan_input *in, const struct fake_target *t,
+		      enum plan_method *ret_method, char *skipped)
+{
+	static char out[4096];
+	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
+	struct plan_action a;
+	struct plan p;
+	size_t used = 0, steps = 0;
+
+	out[0] = '\0';
+	if (skipped)
+		skipped[0] = '\0';
+	if (in->lun0_present)
+		used += snprintf(out, sizeof(out), "0");
+	plan_init(&p, in);
+	for (;;) {
+		ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+		ck_assert_uint_lt(++steps, 100000);
+		memset(&o, 0, sizeof(o));
+		if (a.kind == PLAN_DONE)
+			break;
+		if (a.kind == PLAN_REPORT_LUNS) {
+			o.kind = t->report ? PLAN_OUT_REPORT_LUNS : PLAN_OUT_FAILED;
+			o.luns = t->report;
+			o.count = t->nreport;
+			o.why = "ILLEGAL REQUEST";
+		} else if (a.kind == PLAN_SKIP) {
+			if (skipped)
+				sprintf(skipped + strlen(skipped), "%s%llu", *skipped ? "," : "",
+					(unsigned long long)a.lun);
+		} else if (a.lun >= t->limit) {
+			o.kind = PLAN_OUT_LIMIT;
+		} else if (is_present(t, a.lun)) {
+			o.kind = PLAN_OUT_PRESENT;
+			used += snprintf(out + used, sizeof(out) - used, "%s%llu", used ? "," : "",
+					 (unsigned long long)a.lun);
+		} else {
+			o.kind = PLAN_OUT_ABSENT;
+		}
+	}
+	if (ret_method)
+		*ret_method = plan_method(&p, NULL);
+	plan_free(&p);
+	return out;
+}
+
+static const uint64_t lun_0_to_11[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+static const uint64_t gap_at_2[] = { 0, 1, 3, 4 };
+
+static struct plan_input base(int level)
+{
+	struct plan_input in = {
+		.scsi_level = level,
+		.max_lun = -1,
+		.attach = true,
+		.max_luns = 512,
+		.lun0_present = true,
+	};
+	return in;
+}
+
+START_TEST(plan_spc_uses_report_luns)
+{
+	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_SPC_5);
+	enum plan_method m;
+
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
+	ck_assert_int_eq(m, PLAN_METHOD_REPORT_LUNS);
+	/* REPORT LUNS fails: sequential, up to 255 */
+	t.report = NULL;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
+	ck_assert_int_eq(m, PLAN_METHOD_SEQUENTIAL);
+}
+END_TEST
+
+START_TEST(plan_scsi2_sequential_and_gaps)
+{
+	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_2);
+	enum plan_method m;
+
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7");
+	ck_assert_int_eq(m, PLAN_METHOD_SEQUENTIAL);
+	t.present = gap_at_2;
+	t.npresent = 4;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1");
+	in.flags = BLIST_SPARSELUN;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,3,4");
+	/* unknown level counts as below SCSI-3 */
+	in = base(SCSI_LEVEL_UNKNOWN);
+	t.present = lun_0_to_11;
+	t.npresent = 12;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7");
+	in = base(SCSI_LEVEL_1);
+	in.flags = BLIST_REPORTLUN2;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7");
+	ck_assert_int_eq(m, PLAN_METHOD_SEQUENTIAL);
+}
+END_TEST
+
+START_TEST(plan_flags)
+{
+	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_2);
+	enum plan_method m;
+
+	in.flags = BLIST_NOLUN;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0");
+	ck_assert_int_eq(m, PLAN_METHOD_NONE);
+	in.scsi_level = SCSI_LEVEL_SPC_3;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0");
+
+	in = base(SCSI_LEVEL_2);
+	in.flags = BLIST_LARGELUN;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
+	in.flags = BLIST_MAX5LUN;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4");
+	in.flags = BLIST_REPORTLUN2;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
+	ck_assert_int_eq(m, PLAN_METHOD_REPORT_LUNS);
+
+	/* forcelun lifts the max_luns bound, not the SCSI-2 one */
+	in = base(SCSI_LEVEL_2);
+	in.max_luns = 4;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3");
+	in.flags = BLIST_FORCELUN;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7");
+	in.flags = BLIST_FORCELUN | BLIST_LARGELUN;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
+
+	/* noreportlun: sequential even at SPC-3 */
+	in = base(SCSI_LEVEL_SPC_3);
+	in.flags = BLIST_NOREPORTLUN;
+	t.present = gap_at_2;
+	t.npresent = 4;
+	t.report = gap_at_2;
+	t.nreport = 4;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
+	ck_assert_int_eq(m, PLAN_METHOD_SEQUENTIAL);
+	in.flags = 0;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,3,4");
+	/* the USB drivers' no_report_luns */
+	in.no_report_luns = true;
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
+}
+END_TEST
+
+START_TEST(plan_host_limit_and_sparse)
+{
+	struct fake_target t = { lun_0_to_11, 12, NULL, 0, 6 };
+	struct plan_input in = base(SCSI_LEVEL_2);
+
+	in.flags = BLIST_SPARSELUN | BLIST_LARGELUN;
+	/* EINVAL at the host's limit ends even a sparse scan */
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5");
+	t.limit = 49410;
+	t.present = gap_at_2;
+	t.npresent = 4;
+	/* sparse goes on to 255 past gaps */
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,3,4");
+}
+END_TEST
+
+START_TEST(plan_database_settings)
+{
+	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_SPC_5);
+	char skipped[256];
+
+	in.max_lun = 3;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, skipped), "0,1,2,3");
+	ck_assert_str_eq(skipped, "4,5,6,7,8,9,10,11");
+	in.scsi_level = SCSI_LEVEL_2;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, skipped), "0,1,2,3");
+	ck_assert_str_eq(skipped, "");
+	in.max_lun = 0;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0");
+	in = base(SCSI_LEVEL_SPC_5);
+	in.attach = false;
+	in.lun0_present = false;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "");
+}
+END_TEST
+
+START_TEST(plan_no_lun0)
+{
+	static const uint64_t listed[] = { 1, 2, 300 };
+	struct fake_target t = { listed, 3, listed, 3, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_SPC_5);
+
+	in.lun0_present = false;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "1,2,300");
+	/* REPORT LUNS fails: sequential from LUN 1 */
+	t.report = NULL;
+	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "1,2");
+}
+END_TEST
+
+START_TEST(plan_reasons)
+{
+	struct plan_input in = base(SCSI_LEVEL_2);
+	struct plan_action a;
+	struct plan p;
+	const char *why;
+
+	in.flags = BLIST_NOLUN;
+	plan_init(&p, &in);
+	ck_assert_int_eq(plan_step(&p, NULL, &a), 0);
+	ck_assert_int_eq(a.kind, PLAN_DONE);
+	ck_assert_ptr_nonnull(strstr(a.reason, "kernel would still probe LUNs 1-7"));
+	plan_free(&p);
+	in.flags = 0;
+	plan_init(&p, &in);
+	ck_assert_int_eq(plan_step(&p, NULL, &a), 0);
+	ck_assert_int_eq(plan_method(&p, &why), PLAN_METHOD_SEQUENTIAL);
+	ck_assert_ptr_nonnull(strstr(why, "SCSI-2"));
+	ck_assert_int_eq(a.kind, PLAN_PROBE);
+	ck_assert_uint_eq(a.lun, 1);
+	plan_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("decode");
+	TCase *tc = tcase_create("decoders");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, inquiry_spc5);
+	tcase_add_test(tc, inquiry_levels_and_qualifiers);
+	tcase_add_test(tc, inquiry_truncated_and_lying);
+	tcase_add_test(tc, inquiry_control_bytes);
+	tcase_add_test(tc, lun_conversion);
+	tcase_add_test(tc, report_luns);
+	tcase_add_test(tc, report_luns_duplicates);
+	tcase_add_test(tc, sense);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("planner");
+	tcase_add_test(tc, plan_spc_uses_report_luns);
+	tcase_add_test(tc, plan_scsi2_sequential_and_gaps);
+	tcase_add_test(tc, plan_flags);
+	tcase_add_test(tc, plan_host_limit_and_sparse);
+	tcase_add_test(tc, plan_database_settings);
+	tcase_add_test(tc, plan_no_lun0);
+	tcase_add_test(tc, plan_reasons);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
