@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output.h - text and JSON printers for scan reports and device listings.
+ */
+#ifndef SCSI_SCAN_OUTPUT_H
+#define SCSI_SCAN_OUTPUT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "scan.h"
+
+/**
+ * struct device_info - one attached device, as listed
+ * @addr: H:C:T:L
+ * @type: peripheral device type from sysfs, or -1
+ * @scsi_level: Linux scsi_level from sysfs, or -1
+ * @vendor: vendor, trimmed
+ * @model: model, trimmed
+ * @rev: revision, trimmed
+ * @block: block node name (e.g. "sdb"), or ""
+ * @sg: sg node name (e.g. "sg2"), or ""
+ * @kernel_flags: the kernel's blacklist attribute (the flags it applied)
+ * @state: device state
+ * @match: the quirk database's answer for the device
+ */
+struct device_info {
+	struct scsi_addr addr;
+	int type;
+	int scsi_level;
+	char vendor[64];
+	char model[64];
+	char rev[32];
+	char block[32];
+	char sg[32];
+	char kernel_flags[256];
+	char state[32];
+	struct quirk_match match;
+};
+
+/**
+ * device_list() - the attached devices a selector names, with their quirks
+ * @sys: the path context
+ * @db: the quirk database
+ * @sel: the selector
+ * @ret: set to a malloc'ed array; free with device_list_free()
+ * @ret_count: how many
+ *
+ * Return: 0 or a negative errno.
+ */
+int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
+		struct device_info **ret, size_t *ret_count);
+
+/**
+ * device_list_free() - free what device_list() returned
+ * @list: the array
+ * @count: its length
+ */
+void device_list_free(struct device_info *list, size_t count);
+
+/**
+ * output_escape() - a device-provided string made safe to print
+ * @s: the string
+ * @buf: output; control bytes, DEL, bytes above 0x7e and backslashes
+ *	become \\xNN
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+char *output_escape(const char *s, char *buf, size_t len);
+
+/**
+ * output_list_text() - an lsscsi-like listing
+ * @f: where to print
+ * @list: the devices
+ * @count: how many
+ * @verbose: also every quirk source
+ */
+void output_list_text(FILE *f, const struct device_info *list, size_t count, bool verbose);
+
+/**
+ * output_list_json() - the listing as JSON
+ * @list: the devices
+ * @count: how many
+ *
+ * Return: a new JSON array (the caller puts it), or NULL if out of memory.
+ */
+json_object *output_list_json(const struct device_info *list, size_t count);
+
+/**
+ * output_scan_text() - a scan report for people
+ * @f: where to print
+ * @rep: the report
+ * @verbose: one line per LUN
+ */
+void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose);
+
+/**
+ * output_explain_text() - the whole decision trail of each target
+ * @f: where to print
+ * @rep: the report of a dry run
+ */
+void output_explain_text(FILE *f, const struct scan_report *rep);
+
+/**
+ * output_scan_json() - a scan report as JSON
+ * @rep: the report
+ *
+ * Return: a new JSON object (the caller puts it), or NULL if out of memory.
+ */
+json_object *output_scan_json(const struct scan_report *rep);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sgio.h - the only place that issues SCSI commands (SG_IO via libsgutils2).
+ */
+#ifndef SCSI_SCAN_SGIO_H
+#define SCSI_SCAN_SGIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sense.h"
+
+/* Bounds on what a device may make us read. */
+#define SGIO_REPORT_LUNS_MAX	(1u << 20)
+
+/**
+ * struct sgio_error - why a command failed
+ * @category: libsgutils2's SG_LIB_CAT_* value, 0 if none
+ * @has_sense: @sense holds decoded sense data
+ * @sense: the sense data
+ * @text: the failure in words, with the sense decoded
+ */
+struct sgio_error {
+	int category;
+	bool has_sense;
+	struct sense sense;
+	char text[200];
+};
+
+/**
+ * sgio_open() - open an sg or bsg node for commands
+ * @path: e.g. "/dev/sg3" or "/dev/bsg/0:0:0:0"
+ * @ret_fd: set to the file descriptor
+ *
+ * Return: 0 or a negative errno.
+ */
+int sgio_open(const char *path, int *ret_fd);
+
+/**
+ * sgio_close() - close what sgio_open() opened
+ * @fd: the file descriptor
+ */
+void sgio_close(int fd);
+
+/**
+ * sgio_inquiry() - standard INQUIRY
+ * @fd: from sgio_open()
+ * @buf: response buffer
+ * @len: allocation length, at most 255
+ * @timeout: seconds
+ * @ret_got: bytes received (allocation length minus residual)
+ * @err: filled on failure
+ *
+ * A unit attention is retried up to three times, as the kernel does.
+ *
+ * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
+ */
+int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t *ret_got,
+		 struct sgio_error *err);
+
+/**
+ * sgio_report_luns() - REPORT LUNS (SELECT REPORT 0), the whole list
+ * @fd: from sgio_open()
+ * @timeout: seconds
+ * @ret_buf: set to a malloc'ed response on success
+ * @ret_len: bytes in it
+ * @err: filled on failure
+ *
+ * Starts with the kernel's 4096-byte buffer and grows it to the length the
+ * device reports (at most SGIO_REPORT_LUNS_MAX), re-issuing the command.
+ * Unit attentions (such as "reported LUNs data has changed") are retried
+ * up to three times.
+ *
+ * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
+ */
+int sgio_report_luns(int fd, unsigned int timeout, uint8_t **ret_buf, size_t *ret_len,
+		     struct sgio_error *err);
+
+#endif

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sysfs.h - the one path context for every /sys, /dev, /proc and /run access.
+ */
+#ifndef SCSI_SCAN_SYSFS_H
+#define SCSI_SCAN_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCAN_WILDCARD (-1)
+
+/**
+ * struct scsi_addr - a SCSI device address H:C:T:L
+ * @host: host number
+ * @channel: channel
+ * @id: target id
+ * @lun: LUN as the Linux integer
+ */
+struct scsi_addr {
+	unsigned int host;
+	unsigned int channel;
+	unsigned int id;
+	uint64_t lun;
+};
+
+struct sysfs_ctx;
+
+/**
+ * sysfs_new() - make a path context
+ * @root: directory that stands for "/" (tests point it at a captured tree),
+ *	or NULL for the real root
+ *
+ * Return: the context, or NULL if out of memory.
+ */
+struct sysfs_ctx *sysfs_new(const char *root);
+
+/**
+ * sysfs_free() - free a path context
+ * @ctx: the context, or NULL
+ */
+void sysfs_free(struct sysfs_ctx *ctx);
+
+/**
+ * sysfs_root() - the root directory of a context
+ * @ctx: the context
+ *
+ * Return: the root without a trailing slash ("" for the real root).
+ */
+const char *sysfs_root(const struct sysfs_ctx *ctx);
+
+/**
+ * sysfs_path() - an absolute path under the context's root
+ * @ctx: the context
+ * @buf: output
+ * @len: size of @buf
+ * @fmt: printf format of the path, starting with '/'
+ *
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
+ * sysfs_read() - read a small attribute, without its trailing newline
+ * @ctx: the context
+ * @buf: output, NUL-terminated
+ * @len: size of @buf
+ * @fmt: printf format of the path
+ *
+ * Return: bytes read, or a negative errno.
+ */
+int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
+ * sysfs_read_bin() - read a binary attribute (such as inquiry)
+ * @ctx: the context
+ * @buf: output
+ * @len: size of @buf
+ * @fmt: printf format of the path
+ *
+ * Return: bytes read, or a negative errno.
+ */
+int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
+ * sysfs_hosts() - the SCSI hosts, from /sys/class/scsi_host
+ * @ctx: the context
+ * @ret_hosts: set to a malloc'ed, sorted array of host numbers
+ * @ret_count: how many
+ *
+ * Return: 0 or a negative errno.
+ */
+int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *ret_count);
+
+/**
+ * sysfs_devices() - the attached SCSI devices of a host
+ * @ctx: the context
+ * @host: the host, or SCAN_WILDCARD for every host
+ * @ret_addrs: set to a malloc'ed array sorted by H:C:T:L
+ * @ret_count: how many
+ *
+ * Return: 0 or a negative errno.
+ */
+int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,
+		  size_t *ret_count);
+
+/**
+ * sysfs_device_exists() - whether a device is attached
+ * @ctx: the context
+ * @a: its address
+ *
+ * Return: true if /sys/bus/scsi/devices/H:C:T:L exists.
+ */
+bool sysfs_device_exists(const struct sysfs_ctx *ctx, const struct scsi_addr *a);
+
+/**
+ * sysfs_scan() - write "C T L" to a host's scan file
+ * @ctx: the context
+ * @host: the host
+ * @channel: channel or SCAN_WILDCARD
+ * @id: target id or SCAN_WILDCARD
+ * @lun: LUN, or UINT64_MAX for the wildcard
+ *
+ * The kernel probes synchronously inside the write.
+ *
+ * Return: 0, -EINVAL if a value is past the host's limits, or another
+ * negative errno.
+ */
+int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun);
+
+/**
+ * sysfs_delete() - write to a device's delete file
+ * @ctx: the context
+ * @a: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int sysfs_delete(const struct sysfs_ctx *ctx, const struct scsi_addr *a);
+
+/**
+ * sysfs_device_attr() - read one attribute of a device
+ * @ctx: the context
+ * @a: the device
+ * @attr: attribute name, e.g. "vendor"
+ * @buf: output, trimmed of trailing blanks and newline
+ * @len: size of @buf
+ *
+ * Return: bytes read, or a negative errno.
+ */
+int sysfs_device_attr(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *attr,
+		      char *buf, size_t len);
+
+/**
+ * sysfs_device_link() - the name of the single entry of a device's
+ *	subdirectory, e.g. "sg3" in scsi_generic/ or "sdb" in block/
+ * @ctx: the context
+ * @a: the device
+ * @subdir: "scsi_generic", "block" or "bsg"
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Return: 0, -ENOENT if there is none, or another negative errno.
+ */
+int sysfs_device_link(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *subdir,
+		      char *buf, size_t len);
+
+/**
+ * sysfs_device_node() - the /dev node to send commands through
+ * @ctx: the context
+ * @a: the device
+ * @buf: output, e.g. "/dev/sg3" or "/dev/bsg/0:0:0:0" under the root
+ * @len: size of @buf
+ *
+ * Prefers the sg node, then bsg.
+ *
+ * Return: 0, -ENOENT if the device has neither, or another negative errno.
+ */
+int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *buf,
+		      size_t len);
+
+/**
+ * sysfs_module_param() - a numeric module parameter
+ * @ctx: the context
+ * @module: e.g. "scsi_mod"
+ * @param: e.g. "max_luns"
+ * @ret: the value
+ *
+ * Return: 0 or a negative errno.
+ */
+int sysfs_module_param(const struct sysfs_ctx *ctx, const char *module, const char *param,
+		       uint64_t *ret);
+
+/**
+ * scsi_addr_format() - "H:C:T:L"
+ * @a: the address
+ * @buf: output
+ * @len: size of @buf (32 is always enough)
+ *
+ * Return: @buf.
+ */
+char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len);
+
+/**
+ * scsi_addr_cmp() - order addresses as H, C, T, L
+ * @a: one
+ * @b: the other
+ *
+ * Return: negative, 0 or positive.
+ */
+int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b);
+
+/**
+ * sysfs_device_in_use() - whether removing a device would lose something
+ * @ctx: the context
+ * @a: the device
+ * @why: set to what holds it ("mounted", "held by dm-0", "open by pid 42")
+ * @len: size of @why
+ *
+ * Looks at the block device and its partitions: holders (dm, md), mounts
+ * in /proc/self/mountinfo, and open file descriptors of every process
+ * (also for the sg and bsg nodes).
+ *
+ * Return: 1 if in use, 0 if not, or a negative errno if it could not tell
+ * (treat as in use).
+ */
+int sysfs_device_in_use(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why,
+			size_t len);
+
+/**
+ * host_lock() - take the per-host lock shared by scsi-scan and scsi-scand
+ * @ctx: the context (the lock lives in /run/scsi-scan/lock/)
+ * @host: the host
+ * @wait: block until it is free; otherwise fail with -EWOULDBLOCK
+ * @ret_fd: set to the lock's file descriptor; close it to unlock
+ *
+ * Return: 0 or a negative errno.
+ */
+int host_lock(const struct sysfs_ctx *ctx, unsigned int host, bool wait, int *ret_fd);
+
+#endif

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * output.c - the listing of attached devices, and text and JSON printers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blist.h"
+#include "inquiry.h"
+#include "output.h"
+
+char *output_escape(const char *s, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return buf;
+	for (; s && *s && used + 1 < len; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\') {
+			if (used + 5 >= len)
+				break;
+			used += snprintf(buf + used, len - used, "\\x%02x", c);
+		} else {
+			buf[used++] = (char)c;
+		}
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+static int read_int_attr(const struct sysfs_ctx *sys, const struct scsi_addr *a, const char *attr)
+{
+	char buf[32], *end;
+	long v;
+
+	if (sysfs_device_attr(sys, a, attr, buf, sizeof(buf)) <= 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -1 : (int)v;
+}
+
+static bool selected(const struct selector *sel, const struct scsi_addr *a)
+{
+	return (sel->host == SCAN_WILDCARD || a->host == (unsigned int)sel->host) &&
+	       (sel->channel == SCAN_WILDCARD || a->channel == (unsigned int)sel->channel) &&
+	       (sel->id == SCAN_WILDCARD || a->id == (unsigned int)sel->id) &&
+	       (!sel->lun_set || a->lun == sel->lun);
+}
+
+int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
+		struct device_info **ret, size_t *ret_count)
+{
+	struct device_info *list = NULL;
+	struct scsi_addr *addrs = NULL;
+	size_t n = 0, count = 0;
+	int r;
+
+	r = sysfs_devices(sys, sel->host, &addrs, &n);
+	if (r < 0)
+		return r;
+	if (n) {
+		list = calloc(n, sizeof(*list));
+		if (!list) {
+			free(addrs);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct device_info *d = &list[count];
+		struct quirk_device dev;
+		char raw[64];
+
+		if (!selected(sel, &addrs[i]))
+			continue;
+		d->addr = addrs[i];
+		d->type = read_int_attr(sys, &addrs[i], "type");
+		d->scsi_level = read_int_attr(sys, &addrs[i], "scsi_level");
+		/* sysfs pads these to the field width; match as INQUIRY data. */
+		if (sysfs_device_attr(sys, &addrs[i], "vendor", raw, sizeof(raw)) >= 0)
+			inquiry_field_clean(d->vendor, (const uint8_t *)raw, strlen(raw));
+		if (sysfs_device_attr(sys, &addrs[i], "model", raw, sizeof(raw)) >= 0)
+			inquiry_field_clean(d->model, (const uint8_t *)raw, strlen(raw));
+		if (sysfs_device_attr(sys, &addrs[i], "rev", raw, sizeof(raw)) >= 0)
+			inquiry_field_clean(d->rev, (const uint8_t *)raw, strlen(raw));
+		sysfs_device_attr(sys, &addrs[i], "blacklist", d->kernel_flags,
+				  sizeof(d->kernel_flags));
+		sysfs_device_attr(sys, &addrs[i], "state", d->state, sizeof(d->state));
+		sysfs_device_link(sys, &addrs[i], "block", d->block, sizeof(d->block));
+		sysfs_device_link(sys, &addrs[i], "scsi_generic", d->sg, sizeof(d->sg));
+		dev.vendor = d->vendor;
+		dev.model = d->model;
+		dev.revision = d->rev;
+		dev.type = d->type;
+		r = quirk_db_match(db, &dev, &d->match);
+		if (r < 0)
+			break;
+		count++;
+	}
+	free(addrs);
+	if (r < 0) {
+		device_list_free(list, count);
+		return r;
+	}
+	*ret = list;
+	*ret_count = count;
+	return 0;
+}
+
+void device_list_free(struct device_info *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		quirk_match_clear(&list[i].match);
+	free(list);
+}
+
+static void flags_text(uint64_t flags, char *buf, size_t len)
+{
+	if (blist_flags_format(flags, ",", buf, len) < 0 || !buf[0])
+		snprintf(buf, len, "-");
+}
+
+static json_object *flags_json(uint64_t flags)
+{
+	json_object *a = json_object_new_array();
+	size_t n;
+	const struct blist_flag *t = blist_flag_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (flags & t[i].bit)
+			json_object_array_add(a, json_object_new_string(t[i].name));
+	return a;
+}
+
+static json_object *sources_json(const struct quirk_match *m)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < m->count; i++) {
+		json_object *s = json_object_new_object();
+
+		json_object_object_add(s, "file", json_object_new_string(m->sources[i]->file));
+		json_object_object_add(s, "line", json_object_new_int(m->sources[i]->line));
+		json_object_object_add(s, "title", json_object_new_string(m->sources[i]->title));
+		json_object_array_add(a, s);
+	}
+	return a;
+}
+
+static json_object *quirks_json(const struct quirk_match *m)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "flags", flags_json(m->flags));
+	json_object_object_add(o, "max_lun", m->max_lun >= 0 ? json_object_new_int64(m->max_lun) :
+							       NULL);
+	json_object_object_add(o, "attach", json_object_new_boolean(m->attach));
+	json_object_object_add(o, "sources", sources_json(m));
+	return o;
+}
+
+static char *addr_text(const struct scsi_addr *a, char *buf, size_t len)
+{
+	return scsi_addr_format(a, buf, len);
+}
+
+void output_list_text(FILE *f, const struct device_info *list, size_t count, bool verbose)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct device_info *d = &list[i];
+		char name[40], v[64], m[80], r[40], flags[256], hctl[40];
+
+		snprintf(name, sizeof(name), "[%s]", addr_text(&d->addr, hctl, sizeof(hctl)));
+		flags_text(d->match.flags, flags, sizeof(flags));
+		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s\n", name,
+			d->type >= 0 ? pdt_name(d->type) : "?", output_escape(d->vendor, v, sizeof(v)),
+			output_escape(d->model, m, sizeof(m)), output_escape(d->rev, r, sizeof(r)),
+			d->block[0] ? d->block : "-", d->sg[0] ? d->sg : "-", flags,
+			d->match.attach ? "" : " attach=false",
+			d->match.max_lun >= 0 ? " max_lun" : "");
+		if (!verbose)
+			continue;
+		fprintf(f, "    kernel flags: %s; state: %s\n",
+			d->kernel_flags[0] ? d->kernel_flags : "(none)", d->state);
+		for (size_t k = 0; k < d->match.count; k++)
+			fprintf(f, "    from %s:%u (%s)\n", d->match.sources[k]->file,
+				d->match.sources[k]->line, d->match.sources[k]->title);
+	}
+}
+
+json_object *output_list_json(const struct device_info *list, size_t count)
+{
+	json_object *arr = json_object_new_array();
+	char hctl[40];
+
+	for (size_t i = 0; arr && i < count; i++) {
+		const struct device_info *d = &list[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "hctl",
+				       json_object_new_string(addr_text(&d->addr, hctl, sizeof(hctl))));
+		json_object_object_add(o, "type", d->type >= 0 ? json_object_new_int(d->type) : NULL);
+		json_object_object_add(o, "type_name",
+				       json_object_new_string(d->type >= 0 ? pdt_name(d->type) : "?"));
+		json_object_object_add(o, "vendor", json_object_new_string(d->vendor));
+		json_object_object_add(o, "model", json_object_new_string(d->model));
+		json_object_object_add(o, "revision", json_object_new_string(d->rev));
+		json_object_object_add(o, "scsi_level", d->scsi_level >= 0 ?
+								json_object_new_int(d->scsi_level) :
+								NULL);
+		json_object_object_add(o, "block", d->block[0] ? json_object_new_string(d->block) :
+								  NULL);
+		json_object_object_add(o, "sg", d->sg[0] ? json_object_new_string(d->sg) : NULL);
+		json_object_object_add(o, "state", json_object_new_string(d->state));
+		json_object_object_add(o, "kernel_flags", json_object_new_string(d->kernel_flags));
+		json_object_object_add(o, "quirks", quirks_json(&d->match));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static size_t count_outcome(const struct target_report *t, enum lun_outcome o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nluns; i++)
+		n += t->luns[i].outcome == o;
+	return n;
+}
+
+static const char *method_name(enum plan_method m)
+{
+	switch (m) {
+	case PLAN_METHOD_REPORT_LUNS:
+		return "REPORT LUNS";
+	case PLAN_METHOD_SEQUENTIAL:
+		return "sequential";
+	default:
+		return "LUN 0 only";
+	}
+}
+
+static void target_line(FILE *f, const struct target_report *t)
+{
+	char v[64], m[80], r[40];
+
+	fprintf(f, "%u:%u:%u", t->addr.host, t->addr.channel, t->addr.id);
+	if (t->has_inquiry)
+		fprintf(f, "  %-8s %-16s %-4s  %s, %s", output_escape(t->inq.vendor, v, sizeof(v)),
+			output_escape(t->inq.model, m, sizeof(m)),
+			output_escape(t->inq.revision, r, sizeof(r)), pdt_name(t->inq.pdt),
+			scsi_level_name(t->inq.scsi_level));
+	if (t->failed) {
+		fprintf(f, "  FAILED: %s\n", t->error);
+		return;
+	}
+	fprintf(f, "  %s: %zu attached, %zu present", method_name(t->method),
+		count_outcome(t, LUN_ATTACHED), count_outcome(t, LUN_PRESENT));
+	if (count_outcome(t, LUN_WOULD_PROBE))
+		fprintf(f, ", %zu would be probed", count_outcome(t, LUN_WOULD_PROBE));
+	if (count_outcome(t, LUN_SKIPPED))
+		fprintf(f, ", %zu skipped", count_outcome(t, LUN_SKIPPED));
+	if (count_outcome(t, LUN_REMOVED))
+		fprintf(f, ", %zu removed", count_outcome(t, LUN_REMOVED));
+	if (count_outcome(t, LUN_IN_USE))
+		fprintf(f, ", %zu kept in use", count_outcome(t, LUN_IN_USE));
+	if (count_outcome(t, LUN_FAILED) || count_outcome(t, LUN_LIMIT))
+		fprintf(f, ", %zu failed", count_outcome(t, LUN_FAILED) + count_outcome(t, LUN_LIMIT));
+	fputc('\n', f);
+}
+
+void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		const struct host_report *h = &rep->hosts[i];
+
+		if (h->failed)
+			fprintf(f, "host%u: FAILED: %s\n", h->host, h->error);
+		if (verbose && h->notes[0])
+			fprintf(f, "host%u: %s\n", h->host, h->notes);
+		if (!h->failed && !h->ntargets && verbose)
+			fprintf(f, "host%u: no targets\n", h->host);
+		for (size_t k = 0; k < h->ntargets; k++) {
+			const struct target_report *t = &h->targets[k];
+
+			target_line(f, t);
+			if (!verbose)
+				continue;
+			for (size_t l = 0; l < t->nluns; l++)
+				fprintf(f, "    LUN %-6" PRIu64 " %-12s %s\n", t->luns[l].lun,
+					lun_outcome_name(t->luns[l].outcome), t->luns[l].reason);
+		}
+	}
+}
+
+void output_explain_text(FILE *f, const struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		const struct host_report *h = &rep->hosts[i];
+
+		if (h->failed)
+			fprintf(f, "host%u: FAILED: %s\n", h->host, h->error);
+		for (size_t k = 0; k < h->ntargets; k++) {
+			const struct target_report *t = &h->targets[k];
+			char v[64], m[80], r[40], flags[256];
+
+			fprintf(f, "target %u:%u:%u\n", t->addr.host, t->addr.channel, t->addr.id);
+			if (t->has_inquiry) {
+				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n", t->probe_lun,
+					t->inquiry_source);
+				fprintf(f, "    vendor '%s' model '%s' revision '%s'\n",
+					output_escape(t->inq.vendor, v, sizeof(v)),
+					output_escape(t->inq.model, m, sizeof(m)),
+					output_escape(t->inq.revision, r, sizeof(r)));
+				fprintf(f, "    type %s (0x%02x), qualifier %u, version 0x%02x: %s\n",
+					pdt_name(t->inq.pdt), t->inq.pdt, t->inq.pq, t->inq.version,
+					scsi_level_name(t->inq.scsi_level));
+				flags_text(t->match.flags, flags, sizeof(flags));
+				fprintf(f, "  quirks: flags %s", flags);
+				if (t->match.max_lun >= 0)
+					fprintf(f, ", max_lun %lld", t->match.max_lun);
+				if (!t->match.attach)
+					fprintf(f, ", attach = false");
+				fputc('\n', f);
+				if (!t->match.count)
+					fprintf(f, "    no entry of the quirk database matches\n");
+				for (size_t s = 0; s < t->match.count; s++)
+					fprintf(f, "    from %s:%u (%s)\n", t->match.sources[s]->file,
+						t->match.sources[s]->line, t->match.sources[s]->title);
+			}
+			if (t->failed) {
+				fprintf(f, "  FAILED: %s\n", t->error);
+				continue;
+			}
+			fprintf(f, "  LUNs found by: %s (%s)\n", method_name(t->method),
+				t->method_reason[0] ? t->method_reason : "-");
+			if (t->reported) {
+				fprintf(f, "  REPORT LUNS listed %zu:", t->nreported);
+				for (size_t l = 0; l < t->nreported && l < 64; l++)
+					fprintf(f, " %" PRIu64, t->reported[l]);
+				fprintf(f, "%s\n", t->nreported > 64 ? " ..." : "");
+			}
+			for (size_t l = 0; l < t->nluns; l++)
+				fprintf(f, "  LUN %-6" PRIu64 " %-12s %s\n", t->luns[l].lun,
+					lun_outcome_name(t->luns[l].outcome), t->luns[l].reason);
+			fprintf(f, "  end: %s\n", t->end_reason);
+		}
+	}
+}
+
+json_object *output_scan_json(const struct scan_report *rep)
+{
+	json_object *root = json_object_new_object(), *hosts = json_object_new_array();
+	char hctl[40];
+
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		const struct host_report *h = &rep->hosts[i];
+		json_object *ho = json_object_new_object(), *targets = json_object_new_array();
+
+		json_object_object_add(ho, "host", json_object_new_int(h->host));
+		json_object_object_add(ho, "failed", json_object_new_boolean(h->failed));
+		json_object_object_add(ho, "error", h->failed ? json_object_new_string(h->error) :
+								NULL);
+		json_object_object_add(ho, "notes", h->notes[0] ? json_object_new_string(h->notes) :
+								  NULL);
+		for (size_t k = 0; k < h->ntargets; k++) {
+			const struct target_report *t = &h->targets[k];
+			json_object *to = json_object_new_object(), *luns = json_object_new_array();
+
+			snprintf(hctl, sizeof(hctl), "%u:%u:%u", t->addr.host, t->addr.channel,
+				 t->addr.id);
+			json_object_object_add(to, "target", json_object_new_string(hctl));
+			json_object_object_add(to, "failed", json_object_new_boolean(t->failed));
+			json_object_object_add(to, "error",
+					       t->failed ? json_object_new_string(t->error) : NULL);
+			if (t->has_inquiry) {
+				json_object *inq = json_object_new_object();
+
+				json_object_object_add(inq, "vendor",
+						       json_object_new_string(t->inq.vendor));
+				json_object_object_add(inq, "model",
+						       json_object_new_string(t->inq.model));
+				json_object_object_add(inq, "revision",
+						       json_object_new_string(t->inq.revision));
+				json_object_object_add(inq, "type", json_object_new_int(t->inq.pdt));
+				json_object_object_add(inq, "qualifier", json_object_new_int(t->inq.pq));
+				json_object_object_add(inq, "version",
+						       json_object_new_int(t->inq.version));
+				json_object_object_add(inq, "scsi_level",
+						       json_object_new_int(t->inq.scsi_level));
+				json_object_object_add(inq, "probe_lun",
+						       json_object_new_uint64(t->probe_lun));
+				json_object_object_add(to, "inquiry", inq);
+				json_object_object_add(to, "quirks", quirks_json(&t->match));
+			}
+			json_object_object_add(to, "method",
+					       json_object_new_string(method_name(t->method)));
+			json_object_object_add(to, "method_reason",
+					       json_object_new_string(t->method_reason));
+			json_object_object_add(to, "end_reason", json_object_new_string(t->end_reason));
+			if (t->reported) {
+				json_object *rl = json_object_new_array();
+
+				for (size_t l = 0; l < t->nreported; l++)
+					json_object_array_add(rl,
+							      json_object_new_uint64(t->reported[l]));
+				json_object_object_add(to, "report_luns", rl);
+			}
+			for (size_t l = 0; l < t->nluns; l++) {
+				json_object *lo = json_object_new_object();
+
+				json_object_object_add(lo, "lun", json_object_new_uint64(t->luns[l].lun));
+				json_object_object_add(
+					lo, "outcome",
+					json_object_new_string(lun_outcome_name(t->luns[l].outcome)));
+				json_object_object_add(lo, "reason",
+						       json_object_new_string(t->luns[l].reason));
+				json_object_array_add(luns, lo);
+			}
+			json_object_object_add(to, "luns", luns);
+			json_object_array_add(targets, to);
+		}
+		json_object_object_add(ho, "targets", targets);
+		json_object_array_add(hosts, ho);
+	}
+	json_object_object_add(root, "hosts", hosts);
+	json_object_object_add(root, "failures",
+			       json_object_new_int64((int64_t)scan_report_failures(rep)));
+	return root;
+}

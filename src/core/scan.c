@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * scan.c - drives discover, probe, plan and apply for hosts and targets.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blist.h"
+#include "luns.h"
+#include "scan.h"
+#include "sgio.h"
+
+#define DEFAULT_MAX_LUNS 512
+/* Transports that check no target id (SAS) never answer EINVAL: stop
+ * after this many ids in a row without a target. */
+#define EMPTY_IDS_MAX 512
+
+/* One host's scan in progress. */
+struct host_scan {
+	const struct scan_ctx *ctx;
+	struct host_report *rep;
+	unsigned int host;
+	uint64_t max_luns;
+	bool usb;
+	bool wlun_impossible;
+};
+
+const char *lun_outcome_name(enum lun_outcome o)
+{
+	static const char *const names[] = {
+		[LUN_ATTACHED] = "attached",	   [LUN_PRESENT] = "present",
+		[LUN_ABSENT] = "absent",	   [LUN_SKIPPED] = "skipped",
+		[LUN_LIMIT] = "beyond-limit",	   [LUN_FAILED] = "failed",
+		[LUN_WOULD_PROBE] = "would-probe", [LUN_REMOVED] = "removed",
+		[LUN_WOULD_REMOVE] = "would-remove", [LUN_IN_USE] = "in-use",
+		[LUN_DETACHED] = "detached",
+	};
+
+	return (unsigned int)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
+}
+
+static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+
+static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *fmt,
+		   ...)
+{
+	struct lun_report *l;
+	va_list ap;
+
+	if (t->nluns == t->alloc) {
+		size_t n = t->alloc ? t->alloc * 2 : 16;
+
+		l = realloc(t->luns, n * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		t->luns = l;
+		t->alloc = n;
+	}
+	l = &t->luns[t->nluns++];
+	l->lun = lun;
+	l->outcome = o;
+	va_start(ap, fmt);
+	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void target_fail(struct target_report *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void target_fail(struct target_report *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+}
+
+static struct target_report *new_target(struct host_report *h, unsigned int channel,
+					unsigned int id)
+{
+	struct target_report *p = realloc(h->targets, (h->ntargets + 1) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	h->targets = p;
+	p = &h->targets[h->ntargets++];
+	memset(p, 0, sizeof(*p));
+	p->addr.host = h->host;
+	p->addr.channel = channel;
+	p->addr.id = id;
+	return p;
+}
+
+static struct scsi_addr addr_of(const struct target_report *t, uint64_t lun)
+{
+	struct scsi_addr a = t->addr;
+
+	a.lun = lun;
+	return a;
+}
+
+/* INQUIRY through SG_IO as the kernel's probe does it: 36 bytes, then the
+ * length the device claims unless the quirks say inquiry_36. Falls back to
+ * the copy the kernel keeps in sysfs. */
+static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct quirk_device dev;
+	struct sgio_error err;
+	uint8_t buf[INQUIRY_MAX_LEN];
+	size_t got = 0;
+	int r = -ENODEV;
+
+	if (fd >= 0)
+		r = sgio_inquiry(fd, buf, INQUIRY_MIN_LEN, ctx->opt.inquiry_timeout, &got, &err);
+	if (r == 0 && inquiry_decode(buf, got, &t->inq) == 0) {
+		t->inquiry_source = "INQUIRY";
+	} else {
+		struct scsi_addr a = addr_of(t, t->probe_lun);
+		char name[32];
+		int n;
+
+		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
+				   scsi_addr_format(&a, name, sizeof(name)));
+		if (n < 0 || inquiry_decode(buf, n, &t->inq) < 0) {
+			target_fail(t, "INQUIRY failed: %s",
+				    fd < 0 ? "no sg or bsg node" :
+				    r > 0  ? err.text :
+					     strerror(r < 0 ? -r : EIO));
+			return -EIO;
+		}
+		t->inquiry_source = "sysfs inquiry attribute (INQUIRY failed)";
+	}
+	t->has_inquiry = true;
+	dev.vendor = t->inq.vendor;
+	dev.model = t->inq.model;
+	dev.revision = t->inq.revision;
+	dev.type = t->inq.pdt;
+	r = quirk_db_match(ctx->db, &dev, &t->match);
+	if (r < 0)
+		return r;
+	if (fd >= 0 && !(t->match.flags & BLIST_INQUIRY_36) &&
+	    t->inq.response_len > INQUIRY_MIN_LEN && t->inq.response_len <= INQUIRY_MAX_LEN &&
+	    sgio_inquiry(fd, buf, t->inq.response_len, ctx->opt.inquiry_timeout, &got, &err) == 0 &&
+	    got >= INQUIRY_MIN_LEN) {
+		struct inquiry full;
+
+		if (inquiry_decode(buf, got, &full) == 0)
+			t->inq.len = full.len;
+	}
+	return 0;
+}
+
+static bool lun_listed(const struct target_report *t, uint64_t lun)
+{
+	for (size_t i = 0; i < t->nreported; i++)
+		if (t->reported[i] == lun)
+			return true;
+	return false;
+}
+
+/* One probe of the plan: attach @lun through the scan file and look. */
+static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t lun,
+		       const char *why, struct plan_outcome *o)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct scsi_addr a = addr_of(t, lun);
+	int r;
+
+	if (sysfs_device_exists(ctx->sys, &a)) {
+		o->kind = PLAN_OUT_PRESENT;
+		if (t->probe_attached && lun == t->probe_lun)
+			return add_lun(t, lun, LUN_ATTACHED,
+				       "%s (attached first, to reach a target without LUN 0)", why);
+		return add_lun(t, lun, LUN_PRESENT, "already attached; left alone");
+	}
+	if (ctx->opt.dry_run) {
+		o->kind = PLAN_OUT_PRESENT;
+		return add_lun(t, lun, LUN_WOULD_PROBE, "%s", why);
+	}
+	if (!lun_scan_writable(lun)) {
+		o->kind = PLAN_OUT_ABSENT;
+		return add_lun(t, lun, LUN_FAILED, "LUN 0x%" PRIx64 " cannot be named in the scan file",
+			       lun);
+	}
+	r = sysfs_scan(ctx->sys, hs->host, t->addr.channel, t->addr.id, lun);
+	if (r == -EINVAL) {
+		o->kind = PLAN_OUT_LIMIT;
+		return add_lun(t, lun, LUN_LIMIT, "the host refuses this LUN (EINVAL): past its "
+						  "LUN limit");
+	}
+	if (r < 0) {
+		o->kind = PLAN_OUT_ABSENT;
+		return add_lun(t, lun, LUN_FAILED, "scan write failed: %s", strerror(-r));
+	}
+	if (sysfs_device_exists(ctx->sys, &a)) {
+		o->kind = PLAN_OUT_PRESENT;
+		return add_lun(t, lun, LUN_ATTACHED, "%s", why);
+	}
+	o->kind = PLAN_OUT_ABSENT;
+	return add_lun(t, lun, LUN_ABSENT, "%s; no logical unit answered", why);
+}
+
+static int apply_report_luns(struct host_scan *hs, struct target_report *t, int fd,
+			     struct plan_outcome *o, char *why, size_t why_len)
+{
+	struct sgio_error err;
+	uint8_t *buf = NULL;
+	size_t len = 0, needed;
+	int r;
+
+	o->kind = PLAN_OUT_FAILED;
+	o->why = why;
+	if (fd < 0) {
+		snprintf(why, why_len, "no sg or bsg node");
+		return 0;
+	}
+	r = sgio_report_luns(fd, hs->ctx->opt.report_luns_timeout, &buf, &len, &err);
+	if (r != 0) {
+		snprintf(why, why_len, "%s", r > 0 ? err.text : strerror(-r));
+		return 0;
+	}
+	free(t->reported);
+	t->reported = NULL;
+	r = report_luns_decode(buf, len, &t->reported, &t->nreported, &needed);
+	free(buf);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		snprintf(why, why_len, "malformed response");
+		return 0;
+	}
+	o->kind = PLAN_OUT_REPORT_LUNS;
+	o->luns = t->reported;
+	o->count = t->nreported;
+	return 0;
+}
+
+/* --remove: attached LUNs that the device's own list no longer names. */
+static int remove_unlisted(struct host_scan *hs, struct target_report *t)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct scsi_addr *addrs = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_devices(ctx->sys, (int)hs->host, &addrs, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct scsi_addr *a = &addrs[i];
+		char held[256];
+		int use;
+
+		if (a->channel != t->addr.channel || a->id != t->addr.id || a->lun == 0 ||
+		    lun_is_wlun(a->lun) || lun_listed(t, a->lun))
+			continue;
+		use = sysfs_device_in_use(ctx->sys, a, held, sizeof(held));
+		if (use < 0)
+			snprintf(held, sizeof(held), "cannot tell whether it is in use (%s)",
+				 strerror(-use));
+		if (use != 0 && !ctx->opt.force) {
+			r = add_lun(t, a->lun, LUN_IN_USE,
+				    "no longer reported, but %s: kept (--force deletes it)", held);
+			continue;
+		}
+		if (ctx->opt.dry_run) {
+			r = add_lun(t, a->lun, LUN_WOULD_REMOVE, "no longer reported");
+			continue;
+		}
+		use = sysfs_delete(ctx->sys, a);
+		if (use < 0)
+			r = add_lun(t, a->lun, LUN_FAILED, "delete failed: %s", strerror(-use));
+		else
+			r = add_lun(t, a->lun, LUN_REMOVED, "no longer reported%s",
+				    ctx->opt.force ? " (--force)" : "");
+	}
+	free(addrs);
+	return r;
+}
+
+/* Deletes a LUN this scan attached for its own use. */
+static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why)
+{
+	struct scsi_addr a = addr_of(t, lun);
+	int r;
+
+	if (hs->ctx->opt.dry_run || !sysfs_device_exists(hs->ctx->sys, &a))
+		return 0;
+	r = sysfs_delete(hs->ctx->sys, &a);
+	if (r < 0)
+		return add_lun(t, lun, LUN_FAILED, "could not delete it again: %s", strerror(-r));
+	return add_lun(t, lun, LUN_DETACHED, "%s", why);
+}
+
+/*
+ * One target, whose LUN @probe_lun is attached. @temporary: this scan
+ * attached @probe_lun only to reach the target (REPORT LUNS well-known
+ * LUN) and deletes it at the end. @lun0_new: LUN 0 was attached by this
+ * scan (so attach = false may take it away again).
+ */
+static int scan_target(struct host_scan *hs, struct target_report *t, const struct selector *sel,
+		       bool temporary, bool lun0_new)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct scsi_addr pa = addr_of(t, t->probe_lun);
+	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
+	struct plan_input in = { 0 };
+	struct plan_action a;
+	char node[PATH_MAX], why[PLAN_REASON_LEN];
+	const char *method_reason;
+	struct plan p;
+	int fd = -1, r;
+
+	if (sysfs_device_node(ctx->sys, &pa, node, sizeof(node)) == 0 && sgio_open(node, &fd) < 0)
+		fd = -1;
+	r = probe_inquiry(hs, t, fd);
+	if (r < 0)
+		goto out;
+	in.scsi_level = t->inq.scsi_level;
+	in.flags = t->match.flags;
+	in.max_lun = t->match.max_lun;
+	in.attach = t->match.attach;
+	in.max_luns = hs->max_luns;
+	in.no_report_luns = hs->usb;
+	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
+		t->addr.host, t->addr.channel, t->addr.id, 0 });
+
+	if (!in.attach) {
+		snprintf(t->end_reason, sizeof(t->end_reason),
+			 "attach = false in the quirk database: no LUN is attached");
+		if (lun0_new)
+			r = detach(hs, t, 0, "attach = false in the quirk database");
+		goto out;
+	}
+	if (in.lun0_present && t->probe_lun == 0)
+		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT, "%s",
+			    lun0_new ? "LUN 0: the target answered" :
+				       "already attached; left alone");
+	if (r < 0)
+		goto out;
+
+	if (sel->lun_set) {
+		/* One LUN asked for: the database may still forbid it. */
+		struct plan_outcome one;
+
+		if (sel->lun == 0 || sel->lun == t->probe_lun) {
+			snprintf(t->end_reason, sizeof(t->end_reason), "only LUN %" PRIu64 " selected",
+				 sel->lun);
+		} else if ((t->match.flags & BLIST_NOLUN)) {
+			r = add_lun(t, sel->lun, LUN_SKIPPED, "nolun: LUN 0 only");
+		} else if (t->match.max_lun >= 0 && sel->lun > (uint64_t)t->match.max_lun) {
+			r = add_lun(t, sel->lun, LUN_SKIPPED, "above max_lun %lld from the quirk "
+							       "database", t->match.max_lun);
+		} else {
+			r = apply_probe(hs, t, sel->lun, "selected", &one);
+		}
+		goto cleanup;
+	}
+
+	plan_init(&p, &in);
+	for (;;) {
+		r = plan_step(&p, &o, &a);
+		if (r < 0)
+			break;
+		memset(&o, 0, sizeof(o));
+		if (a.kind == PLAN_DONE) {
+			snprintf(t->end_reason, sizeof(t->end_reason), "%s", a.reason);
+			break;
+		}
+		if (a.kind == PLAN_REPORT_LUNS)
+			r = apply_report_luns(hs, t, fd, &o, why, sizeof(why));
+		else if (a.kind == PLAN_SKIP)
+			r = add_lun(t, a.lun, LUN_SKIPPED, "%s", a.reason);
+		else if (temporary && a.lun == t->probe_lun)
+			o.kind = PLAN_OUT_PRESENT;
+		else
+			r = apply_probe(hs, t, a.lun, a.reason, &o);
+		if (r < 0)
+			break;
+	}
+	t->method = plan_method(&p, &method_reason);
+	snprintf(t->method_reason, sizeof(t->method_reason), "%s", method_reason);
+	plan_free(&p);
+	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
+		r = remove_unlisted(hs, t);
+cleanup:
+	if (temporary) {
+		int r2 = detach(hs, t, t->probe_lun,
+				"the REPORT LUNS well-known LUN, attached only to reach the target");
+
+		if (r == 0)
+			r = r2;
+	}
+out:
+	sgio_close(fd);
+	return r == -ENOMEM ? r : 0;
+}
+
+static bool any_lun_of(const struct scsi_addr *addrs, size_t n, unsigned int channel,
+		       unsigned int id, uint64_t *ret_lun)
+{
+	for (size_t i = 0; i < n; i++)
+		if (addrs[i].channel == channel && addrs[i].id == id) {
+			*ret_lun = addrs[i].lun;
+			return true;
+		}
+	return false;
+}
+
+/* Finds one target and scans it. Return: 1 found, 0 nothing there,
+ * -EINVAL the id or channel is past the host's limits, other errors. */
+static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
+		      const struct selector *sel, const struct scsi_addr *before, size_t nbefore)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct scsi_addr a = { hs->host, c, t, 0 };
+	struct target_report *tr;
+	bool lun0_new = false, temporary = false, fresh = false, found;
+	uint64_t probe = 0;
+	int r;
+
+	bool had = any_lun_of(before, nbefore, c, t, &probe);
+
+	found = sysfs_device_exists(ctx->sys, &a);
+	if (found) {
+		probe = 0;
+	} else if (!ctx->opt.dry_run) {
+		/* LUN 0 first, as the kernel's target scan does. */
+		r = sysfs_scan(ctx->sys, hs->host, c, t, 0);
+		if (r < 0 && !(r == -EINVAL && had))
+			return r;
+		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
+			found = true;
+			lun0_new = true;
+			probe = 0;
+		}
+	}
+	/* No LUN 0, but another LUN of the target is attached: use it. */
+	if (!found && had)
+		found = true;
+	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible) {
+		a.lun = LUN_WLUN_REPORT_LUNS;
+		r = sysfs_scan(ctx->sys, hs->host, c, t, LUN_WLUN_REPORT_LUNS);
+		if (r == -EINVAL) {
+			hs->wlun_impossible = true;
+			snprintf(hs->rep->notes, sizeof(hs->rep->notes),
+				 "the host's LUN limit is below the REPORT LUNS well-known LUN "
+				 "(49409): targets without LUN 0 were looked for at LUN 1");
+		} else if (r < 0) {
+			return r;
+		} else if (sysfs_device_exists(ctx->sys, &a)) {
+			found = true;
+			temporary = true;
+			probe = LUN_WLUN_REPORT_LUNS;
+		}
+	}
+	if (!found && !ctx->opt.dry_run && hs->wlun_impossible) {
+		a.lun = 1;
+		r = sysfs_scan(ctx->sys, hs->host, c, t, 1);
+		if (r < 0 && r != -EINVAL)
+			return r;
+		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
+			found = true;
+			fresh = true;
+			probe = 1;
+		}
+	}
+	if (!found)
+		return 0;
+	tr = new_target(hs->rep, c, t);
+	if (!tr)
+		return -ENOMEM;
+	tr->probe_lun = probe;
+	tr->probe_attached = fresh;
+	r = scan_target(hs, tr, sel, temporary, lun0_new);
+	return r < 0 ? r : 1;
+}
+
+static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
+		     struct host_report *rep)
+{
+	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host };
+	struct scsi_addr *before = NULL;
+	size_t nbefore = 0;
+	char proc_name[64];
+	unsigned int c, t;
+	int r;
+
+	if (sysfs_module_param(ctx->sys, "scsi_mod", "max_luns", &hs.max_luns) < 0)
+		hs.max_luns = DEFAULT_MAX_LUNS;
+	if (sysfs_read(ctx->sys, proc_name, sizeof(proc_name),
+		       "/sys/class/scsi_host/host%u/proc_name", host) > 0)
+		hs.usb = strcmp(proc_name, "usb-storage") == 0 || strcmp(proc_name, "uas") == 0;
+	r = sysfs_devices(ctx->sys, (int)host, &before, &nbefore);
+	if (r < 0)
+		return r;
+	if (ctx->opt.dry_run) {
+		/* Without writes, only targets that have an attached LUN. */
+		for (size_t i = 0; i < nbefore; i++) {
+			struct target_report *tr;
+
+			if (i > 0 && before[i].channel == before[i - 1].channel &&
+			    before[i].id == before[i - 1].id)
+				continue;
+			if ((sel->channel != SCAN_WILDCARD && before[i].channel != (unsigned)sel->channel) ||
+			    (sel->id != SCAN_WILDCARD && before[i].id != (unsigned)sel->id))
+				continue;
+			tr = new_target(rep, before[i].channel, before[i].id);
+			if (!tr) {
+				r = -ENOMEM;
+				break;
+			}
+			tr->probe_lun = before[i].lun;
+			r = scan_target(&hs, tr, sel, false, false);
+			if (r < 0)
+				break;
+		}
+		free(before);
+		return r;
+	}
+	for (c = sel->channel == SCAN_WILDCARD ? 0 : (unsigned)sel->channel;; c++) {
+		unsigned int empty = 0;
+		bool channel_ok = false;
+
+		for (t = sel->id == SCAN_WILDCARD ? 0 : (unsigned)sel->id;; t++) {
+			r = try_target(&hs, c, t, sel, before, nbefore);
+			if (r == -EINVAL) {
+				r = 0;
+				break;
+			}
+			if (r < 0)
+				goto out;
+			channel_ok = true;
+			empty = r ? 0 : empty + 1;
+			if (sel->id != SCAN_WILDCARD || empty >= EMPTY_IDS_MAX || t == INT_MAX)
+				break;
+		}
+		if (!channel_ok && sel->id != SCAN_WILDCARD && sel->channel != SCAN_WILDCARD) {
+			rep->failed = true;
+			snprintf(rep->error, sizeof(rep->error),
+				 "channel %u, target %u is past the host's limits (EINVAL)", c,
+				 (unsigned)sel->id);
+		}
+		if (!channel_ok || sel->channel != SCAN_WILDCARD || c == INT_MAX)
+			break;
+	}
+out:
+	free(before);
+	return r;
+}
+
+int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep)
+{
+	unsigned int *hosts = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_hosts(ctx->sys, &hosts, &n);
+	if (r < 0)
+		return r;
+	if (sel->host != SCAN_WILDCARD) {
+		bool exists = false;
+
+		for (size_t i = 0; i < n; i++)
+			exists |= hosts[i] == (unsigned int)sel->host;
+		free(hosts);
+		if (!exists)
+			return -ENODEV;
+		hosts = malloc(sizeof(*hosts));
+		if (!hosts)
+			return -ENOMEM;
+		hosts[0] = sel->host;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct host_report *h = realloc(rep->hosts, (rep->nhosts + 1) * sizeof(*h));
+		int lock = -1;
+
+		if (!h) {
+			r = -ENOMEM;
+			break;
+		}
+		rep->hosts = h;
+		h = &rep->hosts[rep->nhosts++];
+		memset(h, 0, sizeof(*h));
+		h->host = hosts[i];
+		if (!ctx->opt.dry_run) {
+			r = host_lock(ctx->sys, hosts[i], ctx->opt.lock_wait, &lock);
+			if (r < 0) {
+				h->failed = true;
+				snprintf(h->error, sizeof(h->error), "%s",
+					 r == -EWOULDBLOCK ?
+						 "another scan of this host is running (lock held)" :
+						 "cannot take the host lock");
+				if (r != -EWOULDBLOCK)
+					snprintf(h->error + strlen(h->error),
+						 sizeof(h->error) - strlen(h->error), ": %s",
+						 strerror(-r));
+				r = 0;
+				continue;
+			}
+		}
+		r = scan_host(ctx, hosts[i], sel, h);
+		if (lock >= 0)
+			close(lock);
+		if (r == -ENOMEM)
+			break;
+		if (r < 0) {
+			h->failed = true;
+			snprintf(h->error, sizeof(h->error), "%s", strerror(-r));
+			r = 0;
+		}
+	}
+	free(hosts);
+	return r;
+}
+
+size_t scan_report_failures(const struct scan_report *rep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		n += rep->hosts[i].failed;
+		for (size_t k = 0; k < rep->hosts[i].ntargets; k++)
+			n += rep->hosts[i].targets[k].failed;
+	}
+	return n;
+}
+
+void scan_report_free(struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		struct host_report *h = &rep->hosts[i];
+
+		for (size_t k = 0; k < h->ntargets; k++) {
+			quirk_match_clear(&h->targets[k].match);
+			free(h->targets[k].luns);
+			free(h->targets[k].reported);
+		}
+		free(h->targets);
+	}
+	free(rep->hosts);
+	rep->hosts = NULL;
+	rep->nhosts = 0;
+}

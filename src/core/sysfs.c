@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sysfs.c - the path context: every /sys, /dev, /proc and /run access goes
+ * through here, under a root that tests can move.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+
+struct sysfs_ctx {
+	char *root;
+};
+
+struct sysfs_ctx *sysfs_new(const char *root)
+{
+	struct sysfs_ctx *ctx = calloc(1, sizeof(*ctx));
+	size_t n;
+
+	if (!ctx)
+		return NULL;
+	ctx->root = strdup(root ? root : "");
+	if (!ctx->root) {
+		free(ctx);
+		return NULL;
+	}
+	n = strlen(ctx->root);
+	while (n > 0 && ctx->root[n - 1] == '/')
+		ctx->root[--n] = '\0';
+	return ctx;
+}
+
+void sysfs_free(struct sysfs_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->root);
+	free(ctx);
+}
+
+const char *sysfs_root(const struct sysfs_ctx *ctx)
+{
+	return ctx->root;
+}
+
+static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	size_t rl = strlen(ctx->root);
+	int n;
+
+	if (rl >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, ctx->root, rl);
+	n = vsnprintf(buf + rl, len - rl, fmt, ap);
+	if (n < 0 || (size_t)n >= len - rl)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, buf, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int read_fd_all(int fd, uint8_t *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return (int)got;
+}
+
+static int read_path(const char *path, uint8_t *buf, size_t len)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_all(fd, buf, len);
+	close(fd);
+	return r;
+}
+
+int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	if (len == 0)
+		return -EINVAL;
+	r = read_path(path, (uint8_t *)buf, len - 1);
+	if (r < 0)
+		return r;
+	buf[r] = '\0';
+	while (r > 0 && (buf[r - 1] == '\n'))
+		buf[--r] = '\0';
+	return r;
+}
+
+int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	return read_path(path, buf, len);
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *ret_count)
+{
+	unsigned int *hosts = NULL;
+	size_t count = 0;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host");
+	if (r < 0)
+		return r;
+	d = opendir(path);
+	if (!d) {
+		if (errno != ENOENT)
+			return -errno;
+		*ret_hosts = NULL;
+		*ret_count = 0;
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		unsigned int h;
+		char extra;
+		unsigned int *p;
+
+		if (sscanf(de->d_name, "host%u%c", &h, &extra) != 1)
+			continue;
+		p = realloc(hosts, (count + 1) * sizeof(*p));
+		if (!p) {
+			closedir(d);
+			free(hosts);
+			return -ENOMEM;
+		}
+		hosts = p;
+		hosts[count++] = h;
+	}
+	closedir(d);
+	if (count)
+		qsort(hosts, count, sizeof(*hosts), cmp_uint);
+	*ret_hosts = hosts;
+	*ret_count = count;
+	return 0;
+}
+
+int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b)
+{
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	if (a->channel != b->channel)
+		return a->channel < b->channel ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->lun != b->lun)
+		return a->lun < b->lun ? -1 : 1;
+	return 0;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	return scsi_addr_cmp(a, b);
+}
+
+/* Parses "H:C:T:L" exactly; anything else (targets, hosts) is not a device. */
+static bool parse_addr(const char *s, struct scsi_addr *a)
+{
+	unsigned long long v[4];
+	char *end;
+
+	for (int i = 0; i < 4; i++) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		errno = 0;
+		v[i] = strtoull(s, &end, 10);
+		if (errno || (i < 3 && (*end != ':' || v[i] > UINT_MAX)) || (i == 3 && *end))
+			return false;
+		s = end + 1;
+	}
+	a->host = v[0];
+	a->channel = v[1];
+	a->id = v[2];
+	a->lun = v[3];
+	return true;
+}
+
+int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,
+		  size_t *ret_count)
+{
+	struct scsi_addr *addrs = NULL;
+	size_t count = 0, alloc = 0;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices");
+	if (r < 0)
+		return r;
+	d = opendir(path);
+	if (!d) {
+		if (errno != ENOENT)
+			return -errno;
+		*ret_addrs = NULL;
+		*ret_count = 0;
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct scsi_addr a;
+
+		if (!parse_addr(de->d_name, &a))
+			continue;
+		if (host != SCAN_WILDCARD && a.host != (unsigned int)host)
+			continue;
+		if (count == alloc) {
+			struct scsi_addr *p;
+
+			alloc = alloc ? alloc * 2 : 64;
+			p = realloc(addrs, alloc * sizeof(*p));
+			if (!p) {
+				closedir(d);
+				free(addrs);
+				return -ENOMEM;
+			}
+			addrs = p;
+		}
+		addrs[count++] = a;
+	}
+	closedir(d);
+	if (count)
+		qsort(addrs, count, sizeof(*addrs), cmp_addr);
+	*ret_addrs = addrs;
+	*ret_count = count;
+	return 0;
+}
+
+char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u:%u:%" PRIu64, a->host, a->channel, a->id, a->lun);
+	return buf;
+}
+
+bool sysfs_device_exists(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
+{
+	char path[PATH_MAX], name[32];
+	struct stat st;
+
+	if (sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s",
+		       scsi_addr_format(a, name, sizeof(name))) < 0)
+		return false;
+	return stat(path, &st) == 0;
+}
+
+static int write_path(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		n = write(fd, value, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	if (close(fd) < 0 && r == 0 && errno != EINTR)
+		r = -errno;
+	return r;
+}
+
+int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun)
+{
+	char path[PATH_MAX], value[96], c[16], t[16], l[24];
+	int r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/scan", host);
+	if (r < 0)
+		return r;
+	if (channel == SCAN_WILDCARD)
+		strcpy(c, "-");
+	else
+		snprintf(c, sizeof(c), "%d", channel);
+	if (id == SCAN_WILDCARD)
+		strcpy(t, "-");
+	else
+		snprintf(t, sizeof(t), "%d", id);
+	if (lun == UINT64_MAX)
+		strcpy(l, "-");
+	else
+		snprintf(l, sizeof(l), "%" PRIu64, lun);
+	snprintf(value, sizeof(value), "%s %s %s\n", c, t, l);
+	return write_path(path, value);
+}
+
+int sysfs_delete(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
+{
+	char path[PATH_MAX], name[32];
+	int r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s/delete",
+		       scsi_addr_format(a, name, sizeof(name)));
+	if (r < 0)
+		return r;
+	return write_path(path, "1\n");
+}
+
+int sysfs_device_attr(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *attr,
+		      char *buf, size_t len)
+{
+	char name[32];
+	int r;
+
+	r = sysfs_read(ctx, buf, len, "/sys/bus/scsi/devices/%s/%s",
+		       scsi_addr_format(a, name, sizeof(name)), attr);
+	while (r > 0 && (buf[r - 1] == ' ' || buf[r - 1] == '\n'))
+		buf[--r] = '\0';
+	return r;
+}
+
+int sysfs_device_link(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *subdir,
+		      char *buf, size_t len)
+{
+	char path[PATH_MAX], name[32];
+	struct dirent *de;
+	DIR *d;
+	int r = -ENOENT;
+
+	if (sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s/%s",
+		       scsi_addr_format(a, name, sizeof(name)), subdir) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (strlen(de->d_name) >= len) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		strcpy(buf, de->d_name);
+		r = 0;
+		break;
+	}
+	closedir(d);
+	return r;
+}
+
+int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *buf,
+		      size_t len)
+{
+	char name[64];
+
+	if (sysfs_device_link(ctx, a, "scsi_generic", name, sizeof(name)) == 0)
+		return sysfs_path(ctx, buf, len, "/dev/%s", name);
+	if (sysfs_device_link(ctx, a, "bsg", name, sizeof(name)) == 0)
+		return sysfs_path(ctx, buf, len, "/dev/bsg/%s", name);
+	return -ENOENT;
+}
+
+int sysfs_module_param(const struct sysfs_ctx *ctx, const char *module, const char *param,
+		       uint64_t *ret)
+{
+	char buf[64], *end;
+	unsigned long long v;
+	int r;
+
+	r = sysfs_read(ctx, buf, sizeof(buf), "/sys/module/%s/parameters/%s", module, param);
+	if (r < 0)
+		return r;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || end == buf)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* dev_t of /sys/class/block/NAME/dev. */
+static int block_devt(const struct sysfs_ctx *ctx, const char *name, dev_t *ret)
+{
+	char buf[32];
+	unsigned int ma, mi;
+	int r;
+
+	r = sysfs_read(ctx, buf, sizeof(buf), "/sys/class/block/%s/dev", name);
+	if (r < 0)
+		return r;
+	if (sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		return -EINVAL;
+	*ret = makedev(ma, mi);
+	return 0;
+}
+
+struct node_set {
+	char names[64][64]; /* the disk, its partitions, sg and bsg nodes */
+	dev_t devts[64];
+	size_t count;
+};
+
+static void node_add(struct node_set *s, const char *name, dev_t devt)
+{
+	if (s->count >= 64)
+		return;
+	snprintf(s->names[s->count], sizeof(s->names[0]), "%s", name);
+	s->devts[s->count] = devt;
+	s->count++;
+}
+
+static int first_holder(const struct sysfs_ctx *ctx, const char *block, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (sysfs_path(ctx, path, sizeof(path), "/sys/class/block/%s/holders", block) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(out, len, "%s", de->d_name);
+		r = 1;
+		break;
+	}
+	closedir(d);
+	return r;
+}
+
+/* The disk and its partitions: entries of /sys/class/block/DISK/ that have
+ * a "partition" attribute. */
+static int collect_block(const struct sysfs_ctx *ctx, const char *disk, struct node_set *s)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	dev_t devt;
+	DIR *d;
+
+	if (block_devt(ctx, disk, &devt) == 0)
+		node_add(s, disk, devt);
+	if (sysfs_path(ctx, path, sizeof(path), "/sys/class/block/%s", disk) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char p2[PATH_MAX];
+		struct stat st;
+
+		if (strncmp(de->d_name, disk, strlen(disk)) != 0)
+			continue;
+		if (snprintf(p2, sizeof(p2), "%s/%s/partition", path, de->d_name) >=
+		    (int)sizeof(p2))
+			continue;
+		if (stat(p2, &st) == 0 && block_devt(ctx, de->d_name, &devt) == 0)
+			node_add(s, de->d_name, devt);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int check_mounts(const struct sysfs_ctx *ctx, const struct node_set *s, char *why,
+			size_t len)
+{
+	char path[PATH_MAX], line[4096];
+	FILE *f;
+	int r = 0;
+
+	if (sysfs_path(ctx, path, sizeof(path), "/proc/self/mountinfo") < 0)
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		unsigned int ma, mi;
+		char mnt[1024];
+
+		if (sscanf(line, "%*d %*d %u:%u %*s %1023s", &ma, &mi, mnt) != 3)
+			continue;
+		for (size_t i = 0; i < s->count; i++) {
+			if (s->devts[i] != makedev(ma, mi) || (ma == 0 && mi == 0))
+				continue;
+			snprintf(why, len, "/dev/%s is mounted on %s", s->names[i], mnt);
+			r = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Like fuser: any process with one of the nodes open. */
+static int check_open(const struct sysfs_ctx *ctx, const struct node_set *s, char *why,
+		      size_t len)
+{
+	char proc[PATH_MAX];
+	struct dirent *pe;
+	DIR *pd;
+	int r = 0;
+
+	if (sysfs_path(ctx, proc, sizeof(proc), "/proc") < 0)
+		return -ENAMETOOLONG;
+	pd = opendir(proc);
+	if (!pd)
+		return -errno;
+	while (r == 0 && (pe = readdir(pd))) {
+		char fddir[PATH_MAX];
+		struct dirent *fe;
+		DIR *fd;
+
+		if (!isdigit((unsigned char)pe->d_name[0]))
+			continue;
+		if (snprintf(fddir, sizeof(fddir), "%s/%s/fd", proc, pe->d_name) >=
+		    (int)sizeof(fddir))
+			continue;
+		fd = opendir(fddir);
+		if (!fd)
+			continue;
+		while (r == 0 && (fe = readdir(fd))) {
+			char link[PATH_MAX], target[PATH_MAX];
+			ssize_t n;
+
+			if (fe->d_name[0] == '.' ||
+			    snprintf(link, sizeof(link), "%s/%s", fddir, fe->d_name) >=
+				    (int)sizeof(link))
+				continue;
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 5)
+				continue;
+			target[n] = '\0';
+			if (strncmp(target, "/dev/", 5) != 0)
+				continue;
+			for (size_t i = 0; i < s->count; i++) {
+				if (strcmp(target + 5, s->names[i]) != 0)
+					continue;
+				snprintf(why, len, "%s is open by pid %s", target, pe->d_name);
+				r = 1;
+				break;
+			}
+		}
+		closedir(fd);
+	}
+	closedir(pd);
+	return r;
+}
+
+int sysfs_device_in_use(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why,
+			size_t len)
+{
+	struct node_set *s = calloc(1, sizeof(*s));
+	char name[64], holder[64];
+	int r = 0;
+
+	if (!s)
+		return -ENOMEM;
+	if (sysfs_device_link(ctx, a, "block", name, sizeof(name)) == 0)
+		collect_block(ctx, name, s);
+	/* dm and md claim the disk or a partition as a holder. */
+	for (size_t i = 0; i < s->count && r == 0; i++) {
+		r = first_holder(ctx, s->names[i], holder, sizeof(holder));
+		if (r > 0)
+			snprintf(why, len, "/dev/%s is held by %s", s->names[i], holder);
+	}
+	if (r == 0 && s->count)
+		r = check_mounts(ctx, s, why, len);
+	if (r == 0) {
+		if (sysfs_device_link(ctx, a, "scsi_generic", name, sizeof(name)) == 0)
+			node_add(s, name, 0);
+		if (sysfs_device_link(ctx, a, "bsg", name, sizeof(name)) == 0) {
+			char bsg[80];
+
+			snprintf(bsg, sizeof(bsg), "bsg/%s", name);
+			node_add(s, bsg, 0);
+		}
+		r = check_open(ctx, s, why, len);
+	}
+	free(s);
+	return r;
+}
+
+int host_lock(const struct sysfs_ctx *ctx, unsigned int host, bool wait, int *ret_fd)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	/* Both directories may be missing on a fresh /run. */
+	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan");
+	if (r < 0)
+		return r;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan/lock");
+	if (r < 0)
+		return r;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan/lock/host%u", host);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+		if (errno == EINTR)
+			continue;
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * scsi-scan - scan SCSI hosts and targets from user space, steered by the
+ * quirk database; list attached devices; explain decisions.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "quirks.h"
+#include "scan.h"
+#include "sysfs.h"
+
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+	fputs("Usage: scsi-scan [OPTIONS] [SELECTOR...]\n"
+	      "       scsi-scan list [--json] [-v] [SELECTOR...]\n"
+	      "       scsi-scan explain SELECTOR\n"
+	      "\n"
+	      "Attach the LUNs of SCSI targets through sysfs, as the kernel's own scan\n"
+	      "would, steered by the quirk database (scsi-quirks.d(5)). SELECTOR is hostN\n"
+	      "or H[:C[:T[:L]]], any field '-' for all; none means every host.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -n, --dry-run          print the plan, write nothing (only targets with an\n"
+	      "                         attached LUN can be looked at)\n"
+	      "      --remove           also delete attached LUNs that REPORT LUNS no longer\n"
+	      "                         lists; ones in use (mounted, held, open) are kept\n"
+	      "      --force            with --remove, delete them even when in use\n"
+	      "      --json             print the result as JSON\n"
+	      "  -v, --verbose          one line per LUN\n"
+	      "      --quirks-dir DIR   quirk directory instead of the search path\n"
+	      "                         (repeatable, lowest precedence first)\n"
+	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path\n"
+	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout (default 20 and 30)\n"
+	      "      --wait             wait for a host another scan holds, instead of failing\n"
+	      "  -h, --help             this text\n"
+	      "      --version          the version\n"
+	      "\n"
+	      "Exit status: 0 done, 1 some host or target failed, 2 usage error.\n"
+	      "See scsi-scan(8).\n",
+	      f);
+}
+
+struct options {
+	bool json;
+	bool verbose;
+	const char **dirs;
+	size_t ndirs;
+	const char *sysroot;
+	struct scan_options scan;
+};
+
+static struct quirk_db *load_quirks(const struct options *o)
+{
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db = NULL;
+	char **path = NULL;
+	size_t n = 0;
+	int r;
+
+	if (o->ndirs) {
+		r = quirk_db_load(o->dirs, o->ndirs, &diags, &db);
+	} else {
+		r = quirk_search_path(NULL, &path, &n);
+		if (r == 0)
+			r = quirk_db_load((const char *const *)path, n, &diags, &db);
+		quirk_search_path_free(path);
+	}
+	for (size_t i = 0; i < diags.count; i++)
+		if (diags.items[i].severity == QUIRK_ERROR)
+			fprintf(stderr, "scsi-scan: quirks: %s:%u: %s (file skipped)\n",
+				diags.items[i].file, diags.items[i].line, diags.items[i].message);
+	quirk_diags_clear(&diags);
+	if (r < 0)
+		fprintf(stderr, "scsi-scan: cannot load the quirk database: %s\n", strerror(-r));
+	return db;
+}
+
+static int parse_selectors(char **args, int n, struct selector **ret, int *ret_n)
+{
+	static struct selector all = { SCAN_WILDCARD, SCAN_WILDCARD, SCAN_WILDCARD, false, 0 };
+	struct selector *sel;
+
+	if (n == 0) {
+		*ret = &all;
+		*ret_n = 1;
+		return 0;
+	}
+	sel = calloc(n, sizeof(*sel));
+	if (!sel)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		if (selector_parse(args[i], &sel[i]) < 0) {
+			fprintf(stderr, "scsi-scan: '%s' is not a selector (hostN or H:C:T:L)\n",
+				args[i]);
+			free(sel);
+			return -EINVAL;
+		}
+	}
+	*ret = sel;
+	*ret_n = n;
+	return 0;
+}
+
+static void print_json(json_object *j)
+{
+	puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
+		    struct selector *sel, int nsel)
+{
+	json_object *all = o->json ? json_object_new_array() : NULL;
+
+	for (int i = 0; i < nsel; i++) {
+		struct device_info *list = NULL;
+		size_t n = 0;
+		int r = device_list(sys, db, &sel[i], &list, &n);
+
+		if (r < 0) {
+			fprintf(stderr, "scsi-scan: cannot list devices: %s\n", strerror(-r));
+			json_object_put(all);
+			return EXIT_FAILURE;
+		}
+		if (all) {
+			json_object *part = output_list_json(list, n);
+
+			for (size_t k = 0; k < json_object_array_length(part); k++)
+				json_object_array_add(all, json_object_get(json_object_array_get_idx(part, k)));
+			json_object_put(part);
+		} else {
+			output_list_text(stdout, list, n, o->verbose);
+		}
+		device_list_free(list, n);
+	}
+	if (all)
+		print_json(all);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
+		    struct selector *sel, int nsel, bool explain)
+{
+	struct scan_ctx ctx = { .sys = sys, .db = db, .opt = o->scan };
+	struct scan_report rep = { 0 };
+	size_t failures;
+	int r = 0;
+
+	if (explain)
+		ctx.opt.dry_run = true;
+	for (int i = 0; i < nsel && r == 0; i++) {
+		r = scan_selected(&ctx, &sel[i], &rep);
+		if (r == -ENODEV) {
+			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
+			scan_report_free(&rep);
+			return EXIT_FAILURE;
+		}
+	}
+	if (r < 0) {
+		fprintf(stderr, "scsi-scan: %s\n", strerror(-r));
+		scan_report_free(&rep);
+		return EXIT_FAILURE;
+	}
+	if (o->json)
+		print_json(output_scan_json(&rep));
+	else if (explain)
+		output_explain_text(stdout, &rep);
+	else
+		output_scan_text(stdout, &rep, o->verbose || ctx.opt.dry_run);
+	failures = scan_report_failures(&rep);
+	if (failures && !o->json)
+		fprintf(stderr, "scsi-scan: %zu host(s) or target(s) failed\n", failures);
+	if (explain && !rep.nhosts)
+		fprintf(stderr, "scsi-scan: nothing to explain\n");
+	else if (explain) {
+		size_t targets = 0;
+
+		for (size_t i = 0; i < rep.nhosts; i++)
+			targets += rep.hosts[i].ntargets;
+		if (!targets && !failures)
+			fprintf(stderr, "scsi-scan: no LUN of that target is attached; scan it first "
+					"(explain writes nothing)\n");
+	}
+	scan_report_free(&rep);
+	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_TIMEOUT,
+	       OPT_WAIT, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
+		{ "sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	struct options o = { .scan = { .inquiry_timeout = 20, .report_luns_timeout = 30 } };
+	enum { CMD_SCAN, CMD_LIST, CMD_EXPLAIN } cmd = CMD_SCAN;
+	struct selector *sel = NULL;
+	struct sysfs_ctx *sys = NULL;
+	struct quirk_db *db = NULL;
+	int c, nsel = 0, ret = EXIT_FAILURE;
+	char **args;
+	int nargs;
+
+	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.scan.dry_run = true;
+			break;
+		case OPT_REMOVE:
+			o.scan.remove = true;
+			break;
+		case OPT_FORCE:
+			o.scan.force = true;
+			break;
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case OPT_QUIRKS_DIR: {
+			const char **d = realloc(o.dirs, (o.ndirs + 1) * sizeof(*d));
+
+			if (!d)
+				return EXIT_FAILURE;
+			o.dirs = d;
+			o.dirs[o.ndirs++] = optarg;
+			break;
+		}
+		case OPT_SYSFS:
+			o.sysroot = optarg;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			unsigned long t = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end || t == 0 || t > 3600) {
+				fprintf(stderr, "scsi-scan: --timeout takes 1-3600 seconds\n");
+				return EXIT_USAGE;
+			}
+			o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
+			break;
+		}
+		case OPT_WAIT:
+			o.scan.lock_wait = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case OPT_VERSION:
+			puts("scsi-scan " PROJECT_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	args = argv + optind;
+	nargs = argc - optind;
+	if (nargs && strcmp(args[0], "list") == 0) {
+		cmd = CMD_LIST;
+		args++;
+		nargs--;
+	} else if (nargs && strcmp(args[0], "explain") == 0) {
+		cmd = CMD_EXPLAIN;
+		args++;
+		nargs--;
+		if (nargs != 1) {
+			fputs("scsi-scan: explain takes one selector, e.g. 0:0:1\n", stderr);
+			return EXIT_USAGE;
+		}
+	} else if (nargs && strcmp(args[0], "scan") == 0) {
+		args++;
+		nargs--;
+	}
+	if (o.scan.force && !o.scan.remove) {
+		fputs("scsi-scan: --force only goes with --remove\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (parse_selectors(args, nargs, &sel, &nsel) < 0)
+		return EXIT_USAGE;
+	sys = sysfs_new(o.sysroot);
+	db = load_quirks(&o);
+	if (!sys || !db)
+		goto out;
+	if (cmd == CMD_LIST)
+		ret = cmd_list(&o, sys, db, sel, nsel);
+	else
+		ret = cmd_scan(&o, sys, db, sel, nsel, cmd == CMD_EXPLAIN);
+out:
+	if (nargs)
+		free(sel);
+	quirk_db_free(db);
+	sysfs_free(sys);
+	free(o.dirs);
+	return ret;
+}

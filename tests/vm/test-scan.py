@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The real-kernel test of scsi-scan.
+
+Boots a Debian kernel with scsi_mod.scan=manual and, for each scenario, puts
+the same emulated devices on two hosts in the same boot: the kernel scans one
+with its own wildcard scan (echo "- - -" > scan), scsi-scan scans the other.
+The LUNs attached must be the same, except where this project differs from
+the kernel on purpose; there the test asserts our result, checks that the
+kernel really does what the notes say it does, and prints why.
+
+usage: test-scan.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
+"""
+
+import os
+import re
+import shlex
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1], sys.argv[2]
+
+
+def luns(spec):
+    """'0:0:0-3,0:1:0' -> the set of 'C:T:L' strings."""
+    out = set()
+    for part in filter(None, spec.split(",")):
+        c, t, l = part.split(":")
+        if "-" in l:
+            a, b = l.split("-")
+            out |= {f"{c}:{t}:{n}" for n in range(int(a), int(b) + 1)}
+        else:
+            out.add(f"{c}:{t}:{l}")
+    return out
+
+
+class Scenario:
+    """One device layout. ours=None: must equal the kernel's own scan.
+    Otherwise ours is what scsi-scan must attach, kernel what the kernel
+    is known to attach instead (proving the difference is real), and why
+    says why we differ on purpose."""
+
+    def __init__(self, name, sd=None, pairs=None, ours=None, kernel=None, why=None,
+                 pre="", post="", only=None):
+        self.name, self.sd, self.pairs = name, sd, pairs
+        self.ours, self.kernel, self.why = ours, kernel, why
+        self.pre, self.post, self.only = pre, post, only
+
+
+def q(s):
+    return shlex.quote(s)
+
+
+SD = [
+    Scenario("spc5-multi-lun", sd="max_luns=8"),
+    Scenario("scsi2-8-luns", sd="scsi_level=2 max_luns=8"),
+    Scenario("scsi2-12-luns-stops-at-7", sd="scsi_level=2 max_luns=12"),
+    Scenario("spc3-several-targets", sd="scsi_level=5 num_tgts=3 max_luns=3"),
+    Scenario("nolun-scsi2", sd="scsi_level=2 max_luns=4 ptype=5 inq_vendor=CHINON "
+                               "'inq_product=\"CD-ROM CDS-431\"'",
+             ours=luns("0:0:0"), kernel=luns("0:0:0-3"),
+             why="nolun means LUN 0 only; the kernel honours it only on its REPORT LUNS "
+                 "path and still probes LUNs 1-7 of a SCSI-2 target"),
+    Scenario("nolun-spc3", sd="scsi_level=5 max_luns=4 ptype=5 inq_vendor=CHINON "
+                              "'inq_product=\"CD-ROM CDS-431\"'"),
+    Scenario("sparselun", sd="scsi_level=2 max_luns=8 inq_vendor=DELL inq_product=PV530F"),
+    Scenario("largelun", sd="scsi_level=2 max_luns=12 inq_vendor=HP inq_product=A6189A"),
+    Scenario("max5lun", sd="scsi_level=2 max_luns=8 ptype=5 inq_vendor=REGAL "
+                           "inq_product=CDC-4X"),
+    Scenario("forcelun-max-luns-4", sd="scsi_level=2 max_luns=8 inq_vendor=ADAPTEC "
+                                       "inq_product=AACRAID",
+             pre="echo 4 > /sys/module/scsi_mod/parameters/max_luns",
+             post="echo 512 > /sys/module/scsi_mod/parameters/max_luns"),
+    Scenario("no-forcelun-max-luns-4", sd="scsi_level=2 max_luns=8",
+             pre="echo 4 > /sys/module/scsi_mod/parameters/max_luns",
+             post="echo 512 > /sys/module/scsi_mod/parameters/max_luns"),
+    Scenario("reportlun2", sd="scsi_level=2 max_luns=12 inq_vendor=HITACHI inq_product=DF400"),
+    Scenario("reportlun2-8-char-vendor", sd="scsi_level=2 max_luns=12 inq_vendor=3PARdata "
+                                            "inq_product=VV",
+             ours=luns("0:0:0-11"),
+             kernel={"6.1": luns("0:0:0-11"), "6.12": luns("0:0:0-7")},
+             why="Linux 6.12 stores 8-character vendors of its table as 7 characters and "
+                 "no longer matches 3PARdata's reportlun2; 6.1 did, as we do"),
+    Scenario("noreportlun-spc3", sd="scsi_level=5 max_luns=260 no_uld=1 inq_vendor=HP "
+                                    "inq_product=C5713A"),
+    Scenario("no-lun-0", sd="scsi_level=5 no_lun_0=1 max_luns=4"),
+    Scenario("300-luns-past-255", sd="scsi_level=7 max_luns=300 no_uld=1"),
+    Scenario("flat-addressing", sd="scsi_level=7 max_luns=4 lun_format=1"),
+    Scenario("local-override-max-lun", sd="scsi_level=5 max_luns=6 inq_vendor=ACME "
+                                          "inq_product=LOCALDISK",
+             ours=luns("0:0:0-2"), kernel=luns("0:0:0-5"),
+             why="/etc/scsi-scan/quirks.d/50-local.conf sets max_lun = 2 for this device, "
+                 "which the kernel's table does not know"),
+    Scenario("local-override-no-attach", sd="scsi_level=5 max_luns=3 inq_vendor=ACME "
+                                            "inq_product=NOATTACH",
+             ours=set(), kernel=luns("0:0:0-2"),
+             why="/etc/scsi-scan/quirks.d/50-local.conf sets attach = false"),
+]
+
+
+def virtio_pair(devices):
+    """Two identical virtio-scsi controllers with @devices:
+    (scsi_id, lun, vendor, product, scsi_version)."""
+    return devices
+
+
+QEMU = [
+    Scenario("qemu-scsi2-gap", pairs=[(0, 0, "QEMU", "GAPDISK", 2), (0, 1, "QEMU", "GAPDISK", 2),
+                                      (0, 3, "QEMU", "GAPDISK", 2)]),
+    Scenario("qemu-sparselun-gap", pairs=[(0, 0, "DELL", "PV530F", 2), (0, 1, "DELL", "PV530F", 2),
+                                          (0, 3, "DELL", "PV530F", 2), (0, 5, "DELL", "PV530F", 2)]),
+    Scenario("qemu-no-lun-0", pairs=[(0, 1, "QEMU", "NOLUN0", 5), (0, 2, "QEMU", "NOLUN0", 5)]),
+    Scenario("qemu-several-targets", pairs=[(0, 0, "QEMU", "T0", 5), (2, 0, "QEMU", "T2", 5),
+                                            (2, 1, "QEMU", "T2", 5), (5, 3, "QEMU", "T5", 5),
+                                            (5, 0, "QEMU", "T5", 5)]),
+]
+
+LOCAL_QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
+# Devices only this machine knows (VM test).
+device "acme-localdisk" {
+	vendor = "ACME"
+	model = "LOCALDISK"
+	max_lun = 2
+	reason = "only LUNs 0-2 are ours on this machine"
+}
+
+device "acme-noattach" {
+	vendor = "ACME"
+	model = "NOATTACH"
+	attach = false
+	reason = "belongs to another host"
+}
+"""
+
+GUEST_LIB = r"""
+luns_of_host() {
+	for d in /sys/bus/scsi/devices/$1:*; do
+		[ -e "$d" ] || continue
+		b=${d##*/}
+		echo "${b#*:}"
+	done | sort -t: -k1,1n -k2,2n -k3,3n | tr '\n' ',' | sed 's/,$//'
+}
+new_hosts() {
+	for h in /sys/class/scsi_host/host*; do
+		n=${h##*/host}
+		case " $1 " in *" $n "*) ;; *) echo $n ;; esac
+	done | sort -n | tr '\n' ' '
+}
+all_hosts() {
+	for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '
+}
+uptime_cs() { read a b < /proc/uptime; echo ${a%.*}${a#*.}; }
+compare() {
+	name=$1; hk=$2; ho=$3
+	t0=$(uptime_cs)
+	echo "- - -" > /sys/class/scsi_host/host$hk/scan
+	t1=$(uptime_cs)
+	scsi-scan -v host$ho > /tmp/out.txt 2>&1; rc=$?
+	t2=$(uptime_cs)
+	k=$(luns_of_host $hk); o=$(luns_of_host $ho)
+	kf=$(cat /sys/bus/scsi/devices/$hk:0:0:0/blacklist 2>/dev/null | tr ' ' '+')
+	echo "@@R $name rc=$rc kernel=[$k] ours=[$o] kflags=[$kf] kcs=$((t1-t0)) ocs=$((t2-t1))"
+	sed 's/^/@@L /' /tmp/out.txt | head -40
+}
+"""
+
+
+def sd_script(scenarios):
+    lines = [GUEST_LIB]
+    for s in scenarios:
+        lines.append(f"before=$(all_hosts)")
+        lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
+        lines.append("set -- $(new_hosts \"$before\")")
+        lines.append("hk=$1; ho=$2")
+        if s.pre:
+            lines.append(s.pre)
+        lines.append(f"compare {q(s.name)} $hk $ho")
+        if s.post:
+            lines.append(s.post)
+        lines.append("rmmod scsi_debug")
+    return "\n".join(lines) + "\n"
+
+
+def qemu_args(scenarios):
+    args, n = [], 0
+    for s in scenarios:
+        for side in range(2):
+            ctrl = f"vs{n}"
+            args += ["-device", f"virtio-scsi-pci,id={ctrl}"]
+            for i, (sid, lun, vendor, product, ver) in enumerate(s.pairs):
+                node = f"{ctrl}d{i}"
+                args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
+                         "-device", f"scsi-hd,drive={node},bus={ctrl}.0,scsi-id={sid},lun={lun},"
+                                    f"vendor={vendor},product={product},scsi_version={ver}"]
+            n += 1
+    return args
+
+
+def qemu_script(scenarios):
+    lines = [GUEST_LIB, "set -- $(for h in /sys/class/scsi_host/host*; do "
+                        "[ \"$(cat $h/proc_name)\" = virtio_scsi ] && echo ${h##*/host}; done "
+                        "| sort -n)"]
+    for s in scenarios:
+        lines.append(f"compare {q(s.name)} $1 $2; shift 2")
+    return "\n".join(lines) + "\n"
+
+
+RESULT = re.compile(r"@@R (\S+) rc=(\d+) kernel=\[([^\]]*)\] ours=\[([^\]]*)\] "
+                    r"kflags=\[([^\]]*)\] kcs=(-?\d+) ocs=(-?\d+)")
+
+
+def check(scenarios, out):
+    results = {m.group(1): m for m in RESULT.finditer(out)}
+    logs = {}
+    for line in out.splitlines():
+        if line.startswith("@@L "):
+            logs.setdefault("last", []).append(line[4:])
+    failed = []
+    for s in scenarios:
+        m = results.get(s.name)
+        if not m:
+            failed.append(f"{s.name}: no result from the guest")
+            continue
+        rc = int(m.group(2))
+        kernel = set(filter(None, m.group(3).split(",")))
+        ours = set(filter(None, m.group(4).split(",")))
+        kflags = m.group(5).replace("+", " ")
+        timing = f"kernel {int(m.group(6)) * 10} ms, scsi-scan {int(m.group(7)) * 10} ms"
+        problems = []
+        if rc != 0:
+            problems.append(f"scsi-scan exited {rc}")
+        if s.ours is None:
+            if ours != kernel:
+                problems.append(f"kernel attached {sorted(kernel)}, we attached {sorted(ours)}")
+            verdict = f"same as the kernel: {len(ours)} LUNs"
+        else:
+            want_kernel = s.kernel.get(SERIES) if isinstance(s.kernel, dict) else s.kernel
+            if ours != s.ours:
+                problems.append(f"we attached {sorted(ours)}, expected {sorted(s.ours)}")
+            if want_kernel is not None and kernel != want_kernel:
+                problems.append(f"the kernel attached {sorted(kernel)}, the notes say "
+                                f"{sorted(want_kernel)}")
+            if kernel == ours:
+                verdict = f"same as the kernel: {len(ours)} LUNs"
+            else:
+                verdict = (f"differs on purpose: kernel {len(kernel)} LUNs, we {len(ours)}: "
+                           f"{s.why}")
+        status = "FAIL" if problems else "ok"
+        print(f"{status:4} {SERIES:5} {s.name:28} {verdict} ({timing}; kernel flags: "
+              f"{kflags or '-'})")
+        for p in problems:
+            print(f"       {p}")
+        if problems:
+            failed.append(s.name)
+    return failed
+
+
+def main():
+    if not os.path.exists("/usr/bin/qemu-system-x86_64"):
+        print("qemu-system-x86 is not installed")
+        return 1
+    start = time.monotonic()
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_project(BUILD, staging)
+        extra = {"/etc/scsi-scan/quirks.d/50-local.conf": LOCAL_QUIRKS}
+        for kind, scenarios in (("scsi_debug", SD), ("virtio-scsi", QEMU)):
+            wanted = vmlib.BASE_MODULES + (vmlib.VIRTIO_MODULES if kind != "scsi_debug" else [])
+            modules = vmlib.module_order(moddir, wanted)
+            body = sd_script(scenarios) if kind == "scsi_debug" else qemu_script(scenarios)
+            initrd = os.path.join(tmp, f"initrd-{kind}.cpio")
+            vmlib.build_initramfs(initrd, staging, modules,
+                                  vmlib.INIT_HEAD + body + vmlib.INIT_TAIL, extra)
+            vmlib.log(f"booting {release} for the {kind} scenarios")
+            out = vmlib.boot(vmlinuz, initrd,
+                             qemu_args(scenarios) if kind != "scsi_debug" else ())
+            failed += check(scenarios, out)
+            if failed:
+                print("\n".join(line for line in out.splitlines() if line.startswith("@@L")))
+    print(f"{SERIES}: {len(SD) + len(QEMU) - len(failed)} scenarios passed, {len(failed)} "
+          f"failed, in {time.monotonic() - start:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except vmlib.VMError as e:
+        print(f"error: {e}")
+        sys.exit(1)

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Boot a Debian kernel under QEMU with a busybox initramfs that carries the
+installed project, and collect what the guest prints.
+
+Kernels come from Debian's packages (apt-get download), cached outside the
+tree in $SCSI_SCAN_VM_CACHE (default ~/.cache/scsi-scan-vm)."""
+
+import glob
+import lzma
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+
+CACHE = os.environ.get("SCSI_SCAN_VM_CACHE",
+                       os.path.join(os.path.expanduser("~"), ".cache", "scsi-scan-vm"))
+
+# The kernels of Debian 12: its default 6.1 and the 6.12 of bookworm.
+KERNEL_PATTERNS = {
+    "6.1": r"^linux-image-6\.1\.0-(\d+)-amd64-unsigned$",
+    "6.12": r"^linux-image-6\.12\.(\d+)\+deb12-amd64-unsigned$",
+}
+
+BASE_MODULES = ["scsi_mod", "sd_mod", "sg", "scsi_debug"]
+VIRTIO_MODULES = ["virtio_pci", "virtio_scsi"]
+GUEST_TOOLS = ["sg_luns", "sg_turs", "sg_inq"]
+
+
+class VMError(Exception):
+    pass
+
+
+def log(msg):
+    print(f"[vm] {msg}", flush=True)
+
+
+def _run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def kernel_package(series):
+    """The newest Debian package name of a kernel series."""
+    out = _run(["apt-cache", "search", "--names-only", "linux-image-"]).stdout
+    best = None
+    for line in out.splitlines():
+        name = line.split(" ", 1)[0]
+        m = re.match(KERNEL_PATTERNS[series], name)
+        if m and (best is None or int(m.group(1)) > best[0]):
+            best = (int(m.group(1)), name)
+    if not best:
+        raise VMError(f"no Debian package for kernel {series} (run apt-get update)")
+    return best[1]
+
+
+def prepare_kernel(series):
+    """Downloads and unpacks the kernel; returns (vmlinuz, modules dir, release)."""
+    pkg = kernel_package(series)
+    root = os.path.join(CACHE, pkg)
+    done = os.path.join(root, ".unpacked")
+    if not os.path.exists(done):
+        os.makedirs(CACHE, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+            log(f"downloading {pkg}")
+            subprocess.run(["apt-get", "download", "-q", pkg], cwd=tmp, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deb = glob.glob(os.path.join(tmp, "*.deb"))[0]
+            shutil.rmtree(root, ignore_errors=True)
+            _run(["dpkg-deb", "-x", deb, root])
+        open(done, "w").close()
+    vmlinuz = glob.glob(os.path.join(root, "boot", "vmlinuz-*"))[0]
+    moddir = glob.glob(os.path.join(root, "lib", "modules", "*"))[0]
+    return vmlinuz, moddir, os.path.basename(moddir)
+
+
+def module_order(moddir, wanted):
+    """Module files in load order, dependencies first (modinfo, no modules.dep)."""
+    paths = {}
+    for p in glob.glob(os.path.join(moddir, "kernel", "**", "*.ko*"), recursive=True):
+        name = os.path.basename(p).split(".ko")[0].replace("-", "_")
+        paths[name] = p
+    order, seen = [], set()
+
+    def visit(name):
+        name = name.replace("-", "_")
+        if name in seen:
+            return
+        seen.add(name)
+        if name not in paths:
+            return  # built into the kernel
+        deps = _run(["modinfo", "-F", "depends", paths[name]]).stdout.strip()
+        for d in filter(None, deps.split(",")):
+            visit(d)
+        order.append((name, paths[name]))
+
+    for w in wanted:
+        visit(w)
+    return order
+
+
+def _copy_with_libs(binary, root, done):
+    """Copies a dynamically linked program and every library it needs."""
+    for f in [binary] + _libs(binary):
+        dst = os.path.join(root, f.lstrip("/"))
+        if dst in done or os.path.exists(dst):
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(f, dst)
+        done.add(dst)
+
+
+def _libs(binary):
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    libs = []
+    for line in out.splitlines():
+        m = re.search(r"(/\S+)", line.split("=>")[-1])
+        if m and os.path.exists(m.group(1)):
+            libs.append(m.group(1))
+            real = os.path.realpath(m.group(1))
+            if real != m.group(1):
+                libs.append(real)
+    return libs
+
+
+def build_initramfs(out, staging, modules, init_script, extra_files=None, programs=()):
+    """A newc cpio: busybox, the installed project (staging), its libraries,
+    the modules (decompressed) and /init."""
+    with tempfile.TemporaryDirectory() as root:
+        for d in ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "etc", "lib/test-modules",
+                  "usr/bin", "usr/sbin"]:
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        shutil.copy2("/bin/busybox", os.path.join(root, "bin", "busybox"))
+        subprocess.run(["cp", "-a", staging + "/.", root], check=True)
+        done = set()
+        for prog in glob.glob(os.path.join(staging, "usr", "bin", "*")):
+            for lib in _libs(prog):
+                _copy_with_libs(lib, root, done)
+        for prog in list(GUEST_TOOLS) + list(programs):
+            path = shutil.which(prog) or prog
+            if os.path.exists(path):
+                _copy_with_libs(path, root, done)
+        names = []
+        for name, path in modules:
+            dst = os.path.join(root, "lib", "test-modules", name + ".ko")
+            if path.endswith(".xz"):
+                with lzma.open(path) as src, open(dst, "wb") as f:
+                    shutil.copyfileobj(src, f)
+            else:
+                shutil.copy2(path, dst)
+            names.append(name)
+        with open(os.path.join(root, "lib", "test-modules", "order"), "w") as f:
+            f.write("\n".join(names) + "\n")
+        for rel, text in (extra_files or {}).items():
+            p = os.path.join(root, rel.lstrip("/"))
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write(text)
+        with open(os.path.join(root, "init"), "w") as f:
+            f.write(init_script)
+        os.chmod(os.path.join(root, "init"), 0o755)
+        files = subprocess.run(["find", "."], cwd=root, capture_output=True, text=True,
+                               check=True).stdout
+        with open(out, "wb") as f:
+            subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root, input=files.encode(),
+                           stdout=f, check=True)
+
+
+INIT_HEAD = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+echo 0 > /proc/sys/kernel/printk 2>/dev/null
+for m in $(cat /lib/test-modules/order); do
+	case $m in
+	scsi_mod) insmod /lib/test-modules/$m.ko scan=${SCSI_SCAN_MODE:-manual} ;;
+	scsi_debug) ;;
+	*) insmod /lib/test-modules/$m.ko ;;
+	esac
+done
+echo "@@BOOTED $(uname -r) scan=$(cat /sys/module/scsi_mod/parameters/scan)"
+"""
+
+INIT_TAIL = r"""
+echo "@@DONE"
+sync
+poweroff -f
+"""
+
+
+def boot(vmlinuz, initrd, qemu_args=(), append="", timeout=900, memory=1024):
+    """Boots and returns the guest's console output. Fails on timeout or if
+    the guest never printed @@DONE."""
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", "1",
+           "-nographic", "-no-reboot", "-kernel", vmlinuz, "-initrd", initrd,
+           "-append", f"console=ttyS0 quiet panic=-1 {append}".strip(), *qemu_args]
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                           timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        raise VMError(f"guest did not finish within {timeout} s:\n{out[-4000:]}")
+    out = p.stdout
+    log(f"guest ran {time.monotonic() - start:.1f} s")
+    if "@@DONE" not in out:
+        raise VMError(f"guest did not finish (qemu exit {p.returncode}):\n{out[-6000:]}\n"
+                      f"{p.stderr[-2000:]}")
+    return out
+
+
+def install_project(build_dir, dest):
+    """meson install into a staging directory (prefix /usr)."""
+    subprocess.run(["meson", "install", "-C", build_dir, "--destdir", dest, "--quiet",
+                    "--no-rebuild"], check=True, stdout=subprocess.DEVNULL)
+    for p in glob.glob(os.path.join(dest, "usr", "bin", "*")):
+        st = os.stat(p)
+        os.chmod(p, st.st_mode | stat.S_IXUSR)
