@@ -45,8 +45,8 @@ class Scenario:
     says why we differ on purpose."""
 
     def __init__(self, name, sd=None, pairs=None, ours=None, kernel=None, why=None,
-                 pre="", post="", only=None):
-        self.name, self.sd, self.pairs = name, sd, pairs
+                 pre="", post="", only=None, hba="virtio-scsi-pci"):
+        self.name, self.sd, self.pairs, self.hba = name, sd, pairs, hba
         self.ours, self.kernel, self.why = ours, kernel, why
         self.pre, self.post, self.only = pre, post, only
 
@@ -114,6 +114,8 @@ QEMU = [
     Scenario("qemu-sparselun-gap", pairs=[(0, 0, "DELL", "PV530F", 2), (0, 1, "DELL", "PV530F", 2),
                                           (0, 3, "DELL", "PV530F", 2), (0, 5, "DELL", "PV530F", 2)]),
     Scenario("qemu-no-lun-0", pairs=[(0, 1, "QEMU", "NOLUN0", 5), (0, 2, "QEMU", "NOLUN0", 5)]),
+    Scenario("qemu-megasas-channel-2", hba="megasas",
+             pairs=[(0, 0, "QEMU", "LD0", 5), (1, 0, "QEMU", "LD1", 5)]),
     Scenario("qemu-several-targets", pairs=[(0, 0, "QEMU", "T0", 5), (2, 0, "QEMU", "T2", 5),
                                             (2, 1, "QEMU", "T2", 5), (5, 3, "QEMU", "T5", 5),
                                             (5, 0, "QEMU", "T5", 5)]),
@@ -190,7 +192,7 @@ def qemu_args(scenarios):
     for s in scenarios:
         for side in range(2):
             ctrl = f"vs{n}"
-            args += ["-device", f"virtio-scsi-pci,id={ctrl}"]
+            args += ["-device", f"{s.hba},id={ctrl}"]
             for i, (sid, lun, vendor, product, ver) in enumerate(s.pairs):
                 node = f"{ctrl}d{i}"
                 args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
@@ -201,11 +203,14 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [GUEST_LIB, "set -- $(for h in /sys/class/scsi_host/host*; do "
-                        "[ \"$(cat $h/proc_name)\" = virtio_scsi ] && echo ${h##*/host}; done "
-                        "| sort -n)"]
+    lines = [GUEST_LIB]
     for s in scenarios:
-        lines.append(f"compare {q(s.name)} $1 $2; shift 2")
+        drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
+        lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
+                     f"[ \"$(cat $h/proc_name)\" = {drv} ] && [ ! -e /tmp/used.${{h##*/host}} ] "
+                     f"&& echo ${{h##*/host}}; done | sort -n)")
+        lines.append("touch /tmp/used.$1 /tmp/used.$2")
+        lines.append(f"compare {q(s.name)} $1 $2")
     return "\n".join(lines) + "\n"
 
 
@@ -237,6 +242,8 @@ def check(scenarios, out):
             if ours != kernel:
                 problems.append(f"kernel attached {sorted(kernel)}, we attached {sorted(ours)}")
             verdict = f"same as the kernel: {len(ours)} LUNs"
+            if 0 < len(ours) <= 6:
+                verdict += " (" + " ".join(sorted(ours)) + ")"
         else:
             want_kernel = s.kernel.get(SERIES) if isinstance(s.kernel, dict) else s.kernel
             if ours != s.ours:
@@ -271,7 +278,7 @@ def main():
         vmlib.install_project(BUILD, staging)
         extra = {"/etc/scsi-scan/quirks.d/50-local.conf": LOCAL_QUIRKS}
         for kind, scenarios in (("scsi_debug", SD), ("virtio-scsi", QEMU)):
-            wanted = vmlib.BASE_MODULES + (vmlib.VIRTIO_MODULES if kind != "scsi_debug" else [])
+            wanted = vmlib.BASE_MODULES + (vmlib.VIRTIO_MODULES + ["megaraid_sas"] if kind != "scsi_debug" else [])
             modules = vmlib.module_order(moddir, wanted)
             body = sd_script(scenarios) if kind == "scsi_debug" else qemu_script(scenarios)
             initrd = os.path.join(tmp, f"initrd-{kind}.cpio")
