@@ -89,7 +89,7 @@ struct lun_report {
  * @probe_attached: this scan attached @probe_lun to find the target
  * @has_inquiry: @inq is valid
  * @inq: its INQUIRY data
- * @inquiry_source: "INQUIRY" or the fallback used
+ * @inquiry_source: "SG_IO" or the fallback used
  * @match: the quirk database's answer for the device
  * @method: how LUNs were found
  * @method_reason: why that way

@@ -124,7 +124,7 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 	if (fd >= 0)
 		r = sgio_inquiry(fd, buf, INQUIRY_MIN_LEN, ctx->opt.inquiry_timeout, &got, &err);
 	if (r == 0 && inquiry_decode(buf, got, &t->inq) == 0) {
-		t->inquiry_source = "INQUIRY";
+		t->inquiry_source = "SG_IO";
 	} else {
 		struct scsi_addr a = addr_of(t, t->probe_lun);
 		char name[32];

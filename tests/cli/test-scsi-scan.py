@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""scsi-scan against fake sysfs trees, with the fake-kernel preload standing
+in for the midlayer: scan writes attach LUNs, SG_IO answers from a script."""
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCAN, FAKE, QUIRKS = sys.argv[1:4]
+
+
+class Tree:
+    def __init__(self, script, hosts=(0,), proc_name="fake"):
+        self.root = tempfile.mkdtemp(prefix="scsi-scan-tree-")
+        self.log = os.path.join(self.root, "fake-kernel.log")
+        self.script = os.path.join(self.root, "script")
+        with open(self.script, "w") as f:
+            f.write(script)
+        for d in ["sys/bus/scsi/devices", "sys/module/scsi_mod/parameters", "sys/class/block",
+                  "dev", "run", "proc/self"]:
+            os.makedirs(os.path.join(self.root, d))
+        for h in hosts:
+            hd = os.path.join(self.root, f"sys/class/scsi_host/host{h}")
+            os.makedirs(hd)
+            open(os.path.join(hd, "scan"), "w").close()
+            with open(os.path.join(hd, "proc_name"), "w") as f:
+                f.write(proc_name + "\n")
+        self.write("sys/module/scsi_mod/parameters/max_luns", "512\n")
+        self.write("proc/self/mountinfo", "")
+
+    def write(self, rel, text):
+        with open(os.path.join(self.root, rel), "w") as f:
+            f.write(text)
+
+    def run(self, *args, quirks=(QUIRKS,), rc=None):
+        env = dict(os.environ, FAKE_KERNEL_ROOT=self.root, FAKE_KERNEL_SCRIPT=self.script,
+                   FAKE_KERNEL_LOG=self.log, LD_PRELOAD=FAKE)
+        qargs = []
+        for q in quirks:
+            qargs += ["--quirks-dir", q]
+        p = subprocess.run([SCAN, "--sysfs", self.root, *qargs, *args], env=env,
+                           capture_output=True, text=True)
+        if p.returncode < 0 or "fake-kernel:" in p.stderr:
+            raise AssertionError(f"crashed or unexpected command: {p.stderr}")
+        if rc is not None and p.returncode != rc:
+            raise AssertionError(f"exit {p.returncode}, expected {rc}\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def json(self, *args, **kw):
+        return json.loads(self.run("--json", *args, **kw).stdout)
+
+    def devices(self):
+        return sorted(os.listdir(os.path.join(self.root, "sys/bus/scsi/devices")),
+                      key=lambda s: [int(x) for x in s.split(":")])
+
+    def commands(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def cleanup(self):
+        shutil.rmtree(self.root)
+
+
+class ScanTest(unittest.TestCase):
+    def tree(self, script, **kw):
+        t = Tree(script, **kw)
+        self.addCleanup(t.cleanup)
+        return t
+
+    def lun_outcomes(self, report, target):
+        for h in report["hosts"]:
+            for t in h["targets"]:
+                if t["target"] == target:
+                    return {lu["lun"]: lu["outcome"] for lu in t["luns"]}, t
+        raise AssertionError(f"no target {target} in {report}")
+
+
+class Discovery(ScanTest):
+    def test_report_luns_and_nolun(self):
+        t = self.tree("host 0 max_id 2 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor ACME model Disk version 5\n"
+                      "lu 0:0:0:1 vendor ACME model Disk version 5\n"
+                      "lu 0:0:0:300 vendor ACME model Disk version 5\n"
+                      "lu 0:0:1:0 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n"
+                      "lu 0:0:1:1 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n")
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:0:300", "0:0:1:0"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached", 1: "attached", 300: "attached"})
+        self.assertEqual(tgt["method"], "REPORT LUNS")
+        self.assertEqual(tgt["report_luns"], [0, 1, 300])
+        self.assertEqual(tgt["inquiry"]["scsi_level"], 6)
+        luns, tgt = self.lun_outcomes(r, "0:0:1")
+        self.assertEqual(luns, {0: "attached"})
+        self.assertEqual(tgt["quirks"]["flags"], ["nolun"])
+        src = tgt["quirks"]["sources"][0]
+        self.assertTrue(src["file"].endswith("10-linux-nolun.conf"))
+        self.assertIn("kernel would still probe LUNs 1-7", tgt["end_reason"])
+        # every probe went through the scan file, LUN by LUN, after INQUIRY
+        cmds = t.commands()
+        self.assertIn("INQUIRY 0:0:0:0 len 36", cmds)
+        self.assertIn("REPORT LUNS 0:0:0 len 4096", cmds)
+        self.assertNotIn("scan host0 0 1 1", cmds)
+
+    def test_rescan_leaves_attached_luns_alone(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n")
+        t.run(rc=0)
+        before = len(t.commands())
+        r = t.json(rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "present", 1: "present"})
+        new = t.commands()[before:]
+        self.assertFalse([c for c in new if c.startswith("attach")], new)
+        self.assertNotIn("scan host0 0 0 0", new)
+
+    def test_scsi2_gap_and_sparse(self):
+        script = ("host 0 max_id 2 max_lun 49410\n"
+                  "lu 0:0:0:0 version 2\nlu 0:0:0:1 version 2\nlu 0:0:0:3 version 2\n"
+                  "lu 0:0:1:0 vendor DELL model PV530F version 2\n"
+                  "lu 0:0:1:1 vendor DELL model PV530F version 2\n"
+                  "lu 0:0:1:3 vendor DELL model PV530F version 2\n")
+        t = self.tree(script)
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1", "0:0:1:3"])
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "sequential")
+        self.assertIn("first gap", tgt["end_reason"])
+        _, tgt = self.lun_outcomes(r, "0:0:1")
+        self.assertIn("sparselun", " ".join(lu["reason"] for lu in tgt["luns"]))
+        # sparse and SCSI-2: LUNs 1-7 probed, never 8
+        self.assertIn("scan host0 0 1 7", t.commands())
+        self.assertNotIn("scan host0 0 1 8", t.commands())
+
+    def test_no_lun_0_through_the_well_known_lun(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 pq 3 version 5\n"
+                      "lu 0:0:0:2 version 5\nlu 0:0:0:7 version 5\n")
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:2", "0:0:0:7"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {2: "attached", 7: "attached", 49409: "detached"})
+        self.assertEqual(tgt["inquiry"]["probe_lun"], 49409)
+        self.assertIn("delete 0:0:0:49409", t.commands())
+
+    def test_no_lun_0_below_the_well_known_lun_limit(self):
+        t = self.tree("host 0 max_id 2 max_lun 16384\n"
+                      "lu 0:0:1:0 pq 3 version 5\n"
+                      "lu 0:0:1:1 version 5\nlu 0:0:1:4 version 5\n")
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:1:1", "0:0:1:4"])
+        self.assertIn("below the REPORT LUNS well-known LUN", r["hosts"][0]["notes"])
+        luns, _ = self.lun_outcomes(r, "0:0:1")
+        self.assertEqual(luns, {1: "attached", 4: "attached"})
+
+    def test_channels_and_limits(self):
+        t = self.tree("host 0 max_channel 2 max_id 3 max_lun 8\n"
+                      "lu 0:2:1:0 version 5\n")
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:2:1:0"])
+        cmds = t.commands()
+        self.assertIn("scan host0 3 0 0", cmds)   # past max_channel: EINVAL ends it
+        # a host whose LUN limit is 8 refuses the well-known LUN
+        self.assertIn("scan host0 0 0 49409", cmds)
+        self.assertIn("scan host0 0 0 1", cmds)
+
+    def test_usb_host_never_gets_report_luns(self):
+        t = self.tree("host 0 max_id 1 max_lun 8\n"
+                      "lu 0:0:0:0 version 6\nlu 0:0:0:1 version 6\n", proc_name="usb-storage")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "sequential")
+        self.assertFalse([c for c in t.commands() if c.startswith("REPORT LUNS")])
+
+
+class Failures(ScanTest):
+    def test_report_luns_fails_falls_back(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\nlu 0:0:0:2 version 5\n"
+                      "report 0:0:0 fail\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "sequential")
+        self.assertIn("REPORT LUNS failed (Illegal Request", tgt["method_reason"])
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:0:2"])
+
+    def test_unit_attention_retried(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5\nlu 0:0:0:4 version 5\nreport 0:0:0 ua 2\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "REPORT LUNS")
+        self.assertEqual(len([c for c in t.commands() if c.startswith("REPORT LUNS")]), 3)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:4"])
+
+    def test_lying_report_luns(self):
+        # duplicates and a LUN that is not there
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n"
+                      "report 0:0:0 list 0,1,1,0,9,1\n")
+        r = t.json(rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["report_luns"], [0, 1, 9])
+        self.assertEqual(luns, {0: "attached", 1: "attached", 9: "absent"})
+
+    def test_inquiry_fails_uses_sysfs_copy(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor CHINON model CD-ROM_CDS-431 version 2\n"
+                      "lu 0:0:0:1 version 2\ninquiry 0:0:0:0 fail\n")
+        r = t.json(rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["quirks"]["flags"], ["nolun"])
+        self.assertEqual(luns, {0: "attached"})
+
+    def test_selector_past_limits(self):
+        t = self.tree("host 0 max_id 2 max_lun 8\nlu 0:0:0:0 version 5\n")
+        p = t.run("0:0:5", rc=1)
+        self.assertIn("past the host's limits", p.stdout)
+
+    def test_lock_held(self):
+        t = self.tree("host 0 max_id 1 max_lun 8\nlu 0:0:0:0 version 5\n")
+        os.makedirs(os.path.join(t.root, "run/scsi-scan/lock"))
+        with open(os.path.join(t.root, "run/scsi-scan/lock/host0"), "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            p = t.run(rc=1)
+        self.assertIn("another scan of this host is running", p.stdout)
+        self.assertEqual(t.devices(), [])
+
+    def test_usage(self):
+        t = self.tree("host 0\n")
+        t.run("0:x", rc=2)
+        t.run("--force", rc=2)
+        t.run("explain", rc=2)
+        p = t.run("host7", rc=1)
+        self.assertIn("host7 does not exist", p.stderr)
+        self.assertIn("Usage:", t.run("--help", rc=0).stdout)
+
+
+class Database(ScanTest):
+    def test_attach_false_detaches_lun0(self):
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "x" {\n\tvendor = "ACME"\n\tattach = false\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor ACME version 5\nlu 0:0:0:1 vendor ACME version 5\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "detached"})
+        self.assertEqual(t.devices(), [])
+        self.assertIn("attach = false", tgt["end_reason"])
+
+    def test_max_lun_and_single_lun_selector(self):
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "x" {\n\tvendor = "ACME"\n\tmax_lun = 1\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                          "".join(f"lu 0:0:0:{n} vendor ACME version 5\n" for n in range(4)))
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+            luns, _ = self.lun_outcomes(r, "0:0:0")
+            self.assertEqual(luns, {0: "attached", 1: "attached", 2: "skipped", 3: "skipped"})
+            r = t.json("0:0:0:3", quirks=(QUIRKS, etc), rc=0)
+            luns, _ = self.lun_outcomes(r, "0:0:0")
+            self.assertEqual(luns[3], "skipped")
+        t2 = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                       "".join(f"lu 0:0:0:{n} version 5\n" for n in range(4)))
+        t2.run("0:0:0:3", rc=0)
+        self.assertEqual(t2.devices(), ["0:0:0:0", "0:0:0:3"])
+
+    def test_broken_quirk_file_reported_rest_used(self):
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-broken.conf"), "w") as f:
+                f.write('device "x" {\n\tvendor = "ACME"\n\tflags = {"nolunn"}\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor CHINON model CD-ROM_CDS-431 version 2\n"
+                          "lu 0:0:0:1 vendor CHINON model CD-ROM_CDS-431 version 2\n")
+            p = t.run(quirks=(QUIRKS, etc), rc=0)
+        self.assertIn("50-broken.conf:3: unknown flag 'nolunn'", p.stderr)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+
+class Remove(ScanTest):
+    SCRIPT = ("host 0 max_id 1 max_lun 49410\n"
+              "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\nlu 0:0:0:2 version 5\n")
+
+    def gone(self, t, luns):
+        """The device stops listing @luns: the script's REPORT LUNS changes."""
+        with open(t.script, "a") as f:
+            f.write("report 0:0:0 list " + ",".join(str(n) for n in luns) + "\n")
+
+    def block(self, t, hctl, disk, devt):
+        os.makedirs(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block/{disk}"))
+        os.makedirs(os.path.join(t.root, f"sys/class/block/{disk}/holders"))
+        t.write(f"sys/class/block/{disk}/dev", devt + "\n")
+
+    def test_remove_unlisted(self):
+        t = self.tree(self.SCRIPT)
+        t.run(rc=0)
+        self.gone(t, [0, 1])
+        r = t.json("--remove", rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[2], "removed")
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+
+    def test_without_remove_nothing_goes(self):
+        t = self.tree(self.SCRIPT)
+        t.run(rc=0)
+        self.gone(t, [0])
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 3)
+
+    def test_mounted_kept_unless_forced(self):
+        t = self.tree(self.SCRIPT)
+        t.run(rc=0)
+        self.block(t, "0:0:0:2", "sdc", "8:32")
+        t.write("proc/self/mountinfo", "36 25 8:32 / /mnt rw,relatime - ext4 /dev/sdc rw\n")
+        self.gone(t, [0, 1])
+        r = t.json("--remove", rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[2], "in-use")
+        reason = [lu["reason"] for lu in tgt["luns"] if lu["lun"] == 2][0]
+        self.assertIn("/dev/sdc is mounted on /mnt", reason)
+        self.assertIn("0:0:0:2", t.devices())
+        r = t.json("--remove", "--force", rc=0)
+        self.assertNotIn("0:0:0:2", t.devices())
+
+    def test_held_by_dm_kept(self):
+        t = self.tree(self.SCRIPT)
+        t.run(rc=0)
+        self.block(t, "0:0:0:1", "sdb", "8:16")
+        os.makedirs(os.path.join(t.root, "sys/class/block/sdb/holders/dm-0"))
+        self.gone(t, [0])
+        r = t.json("--remove", rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "present", 1: "in-use", 2: "removed"})
+        self.assertIn("held by dm-0", [lu["reason"] for lu in tgt["luns"] if lu["lun"] == 1][0])
+
+    def test_dry_run_writes_nothing(self):
+        t = self.tree(self.SCRIPT)
+        t.run("0:0:0:0", rc=0)
+        before = len(t.commands())
+        p = t.run("--dry-run", rc=0)
+        self.assertIn("would-probe", p.stdout)
+        new = t.commands()[before:]
+        self.assertFalse([c for c in new if c.startswith(("scan", "attach", "delete"))], new)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+
+class ListExplain(ScanTest):
+    def test_list(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n")
+        t.run(rc=0)
+        j = json.loads(t.run("list", "--json", rc=0).stdout)
+        self.assertEqual(len(j), 1)
+        self.assertEqual(j[0]["hctl"], "0:0:0:0")
+        self.assertEqual(j[0]["vendor"], "CHINON")
+        self.assertEqual(j[0]["type_name"], "cd/dvd")
+        self.assertEqual(j[0]["sg"], "sg0")
+        self.assertEqual(j[0]["quirks"]["flags"], ["nolun"])
+        text = t.run("list", rc=0).stdout
+        self.assertIn("[0:0:0:0]", text)
+        self.assertIn("quirks=nolun", text)
+
+    def test_explain(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n"
+                      "lu 0:0:0:1 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n")
+        t.run(rc=0)
+        before = len(t.commands())
+        out = t.run("explain", "0:0:0", rc=0).stdout
+        self.assertIn("vendor 'CHINON' model 'CD-ROM CDS-431'", out)
+        self.assertIn("10-linux-nolun.conf:", out)
+        self.assertIn("nolun: LUN 0 only", out)
+        self.assertIn("SCSI-2", out)
+        self.assertFalse([c for c in t.commands()[before:] if c.startswith("scan")])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)

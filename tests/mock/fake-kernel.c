@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fake-kernel.c - an LD_PRELOAD stand-in for the kernel's SCSI midlayer, for
+ * running the programs against a fake sysfs tree.
+ *
+ * FAKE_KERNEL_ROOT is the tree (what --sysfs points at), FAKE_KERNEL_SCRIPT a
+ * file describing the devices behind each host:
+ *
+ *   host H max_channel C max_id T max_lun L
+ *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N]
+ *   report H:C:T fail|ua N|list L,L,...
+ *   inquiry H:C:T:L fail
+ *
+ * Strings in the script use '_' for spaces. Writes to a host's "scan" file
+ * attach the named LUN as the kernel would (a directory under
+ * sys/bus/scsi/devices with its attributes and an sg node), writes to a
+ * device's "delete" remove it, and SG_IO ioctls on the sg nodes answer
+ * INQUIRY and REPORT LUNS. Every command is appended to FAKE_KERNEL_LOG.
+ * Anything the script does not foresee aborts: a test must not pass by
+ * accident.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <scsi/sg.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "luns.h"
+
+struct host {
+	unsigned int h;
+	unsigned int max_channel, max_id;
+	uint64_t max_lun;
+};
+
+struct lu {
+	unsigned int h, c, t;
+	uint64_t l;
+	int pdt, version, pq;
+	char vendor[9], model[17], rev[5];
+	bool inquiry_fails;
+};
+
+struct report {
+	unsigned int h, c, t;
+	bool fail;
+	int ua;
+	bool has_list;
+	uint64_t list[64];
+	size_t n;
+};
+
+static struct host hosts[16];
+static size_t nhosts;
+static struct lu lus[1024];
+static size_t nlus;
+static struct report reports[64];
+static size_t nreports;
+static const char *root;
+static bool loaded;
+
+static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_ioctl)(int, unsigned long, ...);
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("fake-kernel: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	abort();
+}
+
+static void note(const char *fmt, ...)
+{
+	const char *path = getenv("FAKE_KERNEL_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+static void unscore(char *s)
+{
+	for (; *s; s++)
+		if (*s == '_')
+			*s = ' ';
+}
+
+static void load(void)
+{
+	char line[1024];
+	const char *path;
+	FILE *f;
+
+	if (loaded)
+		return;
+	loaded = true;
+	real_write = dlsym(RTLD_NEXT, "write");
+	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
+	root = getenv("FAKE_KERNEL_ROOT");
+	path = getenv("FAKE_KERNEL_SCRIPT");
+	if (!root || !path)
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		die("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *tok = strtok(line, " \t\n");
+
+		if (!tok || tok[0] == '#')
+			continue;
+		if (strcmp(tok, "host") == 0) {
+			struct host *h = &hosts[nhosts++];
+
+			h->h = atoi(strtok(NULL, " \t\n"));
+			h->max_channel = 0;
+			h->max_id = 8;
+			h->max_lun = 8;
+			for (char *k = strtok(NULL, " \t\n"); k; k = strtok(NULL, " \t\n")) {
+				char *v = strtok(NULL, " \t\n");
+
+				if (!v)
+					die("host: %s needs a value", k);
+				if (strcmp(k, "max_channel") == 0)
+					h->max_channel = atoi(v);
+				else if (strcmp(k, "max_id") == 0)
+					h->max_id = atoi(v);
+				else if (strcmp(k, "max_lun") == 0)
+					h->max_lun = strtoull(v, NULL, 0);
+				else
+					die("host: unknown key %s", k);
+			}
+		} else if (strcmp(tok, "lu") == 0) {
+			struct lu *u = &lus[nlus++];
+
+			memset(u, 0, sizeof(*u));
+			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u:%" SCNu64, &u->h, &u->c, &u->t,
+				   &u->l) != 4)
+				die("lu: bad address");
+			u->version = 5;
+			strcpy(u->vendor, "FAKE");
+			strcpy(u->model, "Disk");
+			strcpy(u->rev, "1.0");
+			for (char *k = strtok(NULL, " \t\n"); k; k = strtok(NULL, " \t\n")) {
+				char *v = strtok(NULL, " \t\n");
+
+				if (!v)
+					die("lu: %s needs a value", k);
+				unscore(v);
+				if (strcmp(k, "pdt") == 0)
+					u->pdt = atoi(v);
+				else if (strcmp(k, "version") == 0)
+					u->version = atoi(v);
+				else if (strcmp(k, "pq") == 0)
+					u->pq = atoi(v);
+				else if (strcmp(k, "vendor") == 0)
+					snprintf(u->vendor, sizeof(u->vendor), "%s", v);
+				else if (strcmp(k, "model") == 0)
+					snprintf(u->model, sizeof(u->model), "%s", v);
+				else if (strcmp(k, "rev") == 0)
+					snprintf(u->rev, sizeof(u->rev), "%s", v);
+				else
+					die("lu: unknown key %s", k);
+			}
+		} else if (strcmp(tok, "report") == 0) {
+			struct report *r = &reports[nreports++];
+			char *what;
+
+			memset(r, 0, sizeof(*r));
+			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u", &r->h, &r->c, &r->t) != 3)
+				die("report: bad address");
+			what = strtok(NULL, " \t\n");
+			if (what && strcmp(what, "fail") == 0) {
+				r->fail = true;
+			} else if (what && strcmp(what, "ua") == 0) {
+				r->ua = atoi(strtok(NULL, " \t\n"));
+			} else if (what && strcmp(what, "list") == 0) {
+				r->has_list = true;
+				for (char *v = strtok(strtok(NULL, " \t\n"), ","); v;
+				     v = strtok(NULL, ","))
+					r->list[r->n++] = strtoull(v, NULL, 0);
+			} else {
+				die("report: fail, ua N or list L,L");
+			}
+		} else if (strcmp(tok, "inquiry") == 0) {
+			unsigned int h, c, t;
+			uint64_t l;
+
+			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u:%" SCNu64, &h, &c, &t, &l) != 4)
+				die("inquiry: bad address");
+			for (size_t i = 0; i < nlus; i++)
+				if (lus[i].h == h && lus[i].c == c && lus[i].t == t && lus[i].l == l)
+					lus[i].inquiry_fails = true;
+		} else {
+			die("unknown script line %s", tok);
+		}
+	}
+	fclose(f);
+}
+
+static struct host *find_host(unsigned int h)
+{
+	for (size_t i = 0; i < nhosts; i++)
+		if (hosts[i].h == h)
+			return &hosts[i];
+	return NULL;
+}
+
+static struct lu *find_lu(unsigned int h, unsigned int c, unsigned int t, uint64_t l)
+{
+	for (size_t i = 0; i < nlus; i++)
+		if (lus[i].h == h && lus[i].c == c && lus[i].t == t && lus[i].l == l)
+			return &lus[i];
+	return NULL;
+}
+
+static bool target_exists(unsigned int h, unsigned int c, unsigned int t)
+{
+	for (size_t i = 0; i < nlus; i++)
+		if (lus[i].h == h && lus[i].c == c && lus[i].t == t)
+			return true;
+	return false;
+}
+
+static void put_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("cannot create %s", path);
+	if (len && real_write(fd, data, len) != (ssize_t)len)
+		die("cannot write %s", path);
+	close(fd);
+}
+
+static void inquiry_bytes(const struct lu *u, uint64_t l, uint8_t *b)
+{
+	memset(b, 0, 96);
+	memset(b + 8, ' ', 28);
+	b[0] = (uint8_t)(u->pq << 5 | (lun_is_wlun(l) ? 0x1e : u->pdt));
+	b[2] = (uint8_t)u->version;
+	b[3] = 2;
+	b[4] = 91;
+	memcpy(b + 8, u->vendor, strlen(u->vendor));
+	memcpy(b + 16, u->model, strlen(u->model));
+	memcpy(b + 32, u->rev, strlen(u->rev));
+}
+
+static int next_sg(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	for (int n = 0;; n++) {
+		snprintf(path, sizeof(path), "%s/dev/sg%d", root, n);
+		if (stat(path, &st) < 0)
+			return n;
+	}
+}
+
+static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, const struct lu *u)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 32], text[64], sg[32];
+	uint8_t inq[96];
+	int n = next_sg();
+
+	snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, root, h, c, t, l);
+	if (mkdir(dir, 0755) < 0)
+		die("mkdir %s: %s", dir, strerror(errno));
+	inquiry_bytes(u, l, inq);
+	snprintf(text, sizeof(text), "%-8.8s\n", u->vendor);
+	put_file(dir, "vendor", text, strlen(text));
+	snprintf(text, sizeof(text), "%-16.16s\n", u->model);
+	put_file(dir, "model", text, strlen(text));
+	snprintf(text, sizeof(text), "%-4.4s\n", u->rev);
+	put_file(dir, "rev", text, strlen(text));
+	snprintf(text, sizeof(text), "%d\n", inq[0] & 0x1f);
+	put_file(dir, "type", text, strlen(text));
+	snprintf(text, sizeof(text), "%d\n", u->version + 1);
+	put_file(dir, "scsi_level", text, strlen(text));
+	put_file(dir, "state", "running\n", 8);
+	put_file(dir, "blacklist", "", 0);
+	put_file(dir, "delete", "", 0);
+	put_file(dir, "inquiry", inq, 96);
+	snprintf(sub, sizeof(sub), "%s/scsi_generic", dir);
+	mkdir(sub, 0755);
+	snprintf(sg, sizeof(sg), "sg%d", n);
+	snprintf(sub, sizeof(sub), "%s/scsi_generic/sg%d", dir, n);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/dev", root);
+	mkdir(sub, 0755);
+	put_file(sub, sg, "", 0);
+	note("attach %u:%u:%u:%" PRIu64 " as %s", h, c, t, l, sg);
+}
+
+static int fake_scan(unsigned int h, const char *buf, size_t n)
+{
+	char cs[16], ts[16], ls[24], text[96];
+	unsigned long long c, t, l;
+	struct host *host = find_host(h);
+	struct lu wlun;
+	const struct lu *u;
+
+	if (!host)
+		die("scan on host%u, which the script does not describe", h);
+	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) - 1 ? n : sizeof(text) - 1),
+		 buf);
+	if (sscanf(text, "%15s %15s %23s", cs, ts, ls) != 3 || !strcmp(cs, "-") ||
+	    !strcmp(ts, "-") || !strcmp(ls, "-"))
+		die("scan '%s': the fake kernel takes only explicit C T L", text);
+	c = strtoull(cs, NULL, 0);
+	t = strtoull(ts, NULL, 0);
+	l = strtoull(ls, NULL, 0);
+	note("scan host%u %llu %llu %llu", h, c, t, l);
+	if (c > host->max_channel || t >= host->max_id || l >= host->max_lun) {
+		errno = EINVAL;
+		return -1;
+	}
+	{
+		char dir[PATH_MAX];
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%llu:%llu:%llu", root, h, c,
+			 t, l);
+		if (stat(dir, &st) == 0)
+			return (int)n;
+	}
+	u = find_lu(h, c, t, l);
+	if (!u && l == LUN_WLUN_REPORT_LUNS && target_exists(h, c, t)) {
+		for (size_t i = 0; i < nlus; i++)
+			if (lus[i].h == h && lus[i].c == c && lus[i].t == t) {
+				wlun = lus[i];
+				break;
+			}
+		wlun.pq = 0;
+		u = &wlun;
+	}
+	if (u && u->pq != 3)
+		attach(h, c, t, l, u);
+	return (int)n;
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		die("cannot remove %s", dir);
+}
+
+static int fake_delete(const char *path, size_t n)
+{
+	char dir[PATH_MAX], sgdir[PATH_MAX + 16], node[PATH_MAX];
+	size_t len = strlen(path) - strlen("/delete");
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, path);
+	snprintf(sgdir, sizeof(sgdir), "%s/scsi_generic", dir);
+	{
+		FILE *p;
+		char cmd[PATH_MAX + 32], name[64] = "";
+
+		snprintf(cmd, sizeof(cmd), "ls '%s' 2>/dev/null", sgdir);
+		p = popen(cmd, "r");
+		if (p && fgets(name, sizeof(name), p))
+			name[strcspn(name, "\n")] = '\0';
+		if (p)
+			pclose(p);
+		if (name[0]) {
+			snprintf(node, sizeof(node), "%s/dev/%s", root, name);
+			unlink(node);
+		}
+	}
+	note("delete %s", strrchr(dir, '/') + 1);
+	remove_tree(dir);
+	return (int)n;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	char link[64], path[PATH_MAX];
+	size_t rl;
+	ssize_t len;
+	unsigned int h;
+
+	load();
+	if (!root)
+		return real_write(fd, buf, n);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return real_write(fd, buf, n);
+	path[len] = '\0';
+	rl = strlen(root);
+	if (strncmp(path, root, rl) != 0)
+		return real_write(fd, buf, n);
+	if (sscanf(path + rl, "/sys/class/scsi_host/host%u/scan", &h) == 1 &&
+	    strcmp(strrchr(path, '/'), "/scan") == 0)
+		return fake_scan(h, buf, n);
+	if (strncmp(path + rl, "/sys/bus/scsi/devices/", 22) == 0 &&
+	    strcmp(strrchr(path, '/'), "/delete") == 0)
+		return fake_delete(path, n);
+	return real_write(fd, buf, n);
+}
+
+static bool addr_of_sg(const char *sgname, unsigned int *h, unsigned int *c, unsigned int *t,
+		       uint64_t *l)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	FILE *p;
+	bool ok = false;
+
+	snprintf(cmd, sizeof(cmd), "ls -d '%s'/sys/bus/scsi/devices/*/scsi_generic/%s 2>/dev/null",
+		 root, sgname);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	if (fgets(line, sizeof(line), p)) {
+		char *s = strstr(line, "/devices/");
+
+		ok = s && sscanf(s, "/devices/%u:%u:%u:%" SCNu64, h, c, t, l) == 4;
+	}
+	pclose(p);
+	return ok;
+}
+
+static void set_sense(sg_io_hdr_t *hdr, uint8_t key, uint8_t asc, uint8_t ascq)
+{
+	uint8_t sense[18] = { 0x70, 0, key, 0, 0, 0, 0, 10, 0, 0, 0, 0, asc, ascq };
+
+	hdr->status = 0x02;
+	hdr->masked_status = 0x01;
+	hdr->driver_status = 0x08; /* DRIVER_SENSE */
+	hdr->sb_len_wr = hdr->mx_sb_len < sizeof(sense) ? hdr->mx_sb_len : sizeof(sense);
+	memcpy(hdr->sbp, sense, hdr->sb_len_wr);
+}
+
+static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
+{
+	unsigned int h, c, t;
+	uint64_t l;
+	const struct lu *u;
+	uint8_t *cdb = hdr->cmdp;
+	uint8_t out[8 + 8 * 1024];
+	size_t len = 0;
+
+	if (!addr_of_sg(strrchr(path, '/') + 1, &h, &c, &t, &l))
+		die("SG_IO on %s, which no device owns", path);
+	hdr->status = hdr->masked_status = hdr->host_status = hdr->driver_status = 0;
+	hdr->sb_len_wr = 0;
+	hdr->resid = 0;
+	memset(out, 0, sizeof(out));
+	if (cdb[0] == 0x12) {
+		u = find_lu(h, c, t, l);
+		if (!u) {
+			for (size_t i = 0; i < nlus && !u; i++)
+				if (lus[i].h == h && lus[i].c == c && lus[i].t == t)
+					u = &lus[i];
+		}
+		if (!u)
+			die("INQUIRY to %u:%u:%u:%" PRIu64 ", not in the script", h, c, t, l);
+		note("INQUIRY %u:%u:%u:%" PRIu64 " len %u", h, c, t, l, cdb[4]);
+		if (u->inquiry_fails) {
+			set_sense(hdr, 0x05, 0x24, 0x00);
+			return 0;
+		}
+		inquiry_bytes(u, l, out);
+		len = 96;
+	} else if (cdb[0] == 0xa0) {
+		struct report *r = NULL;
+
+		for (size_t i = 0; i < nreports; i++)
+			if (reports[i].h == h && reports[i].c == c && reports[i].t == t)
+				r = &reports[i];
+		note("REPORT LUNS %u:%u:%u len %u", h, c, t,
+		     (unsigned int)(cdb[6] << 24 | cdb[7] << 16 | cdb[8] << 8 | cdb[9]));
+		if (r && r->fail) {
+			set_sense(hdr, 0x05, 0x20, 0x00);
+			return 0;
+		}
+		if (r && r->ua > 0) {
+			r->ua--;
+			set_sense(hdr, 0x06, 0x3f, 0x0e);
+			return 0;
+		}
+		if (r && r->has_list) {
+			for (size_t i = 0; i < r->n; i++)
+				lun_to_scsilun(r->list[i], out + 8 + 8 * len++);
+		} else {
+			for (size_t i = 0; i < nlus; i++)
+				if (lus[i].h == h && lus[i].c == c && lus[i].t == t &&
+				    lus[i].pq != 3)
+					lun_to_scsilun(lus[i].l, out + 8 + 8 * len++);
+		}
+		out[0] = (uint8_t)((len * 8) >> 24);
+		out[1] = (uint8_t)((len * 8) >> 16);
+		out[2] = (uint8_t)((len * 8) >> 8);
+		out[3] = (uint8_t)(len * 8);
+		len = 8 + 8 * len;
+	} else {
+		die("unexpected CDB 0x%02x", cdb[0]);
+	}
+	if (len > hdr->dxfer_len) {
+		memcpy(hdr->dxferp, out, hdr->dxfer_len);
+		hdr->resid = 0;
+	} else {
+		memcpy(hdr->dxferp, out, len);
+		hdr->resid = (int)(hdr->dxfer_len - len);
+	}
+	return 0;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	char link[64], path[PATH_MAX];
+	va_list ap;
+	void *arg;
+	ssize_t len;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	load();
+	if (!root || req != SG_IO)
+		return real_ioctl(fd, req, arg);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return real_ioctl(fd, req, arg);
+	path[len] = '\0';
+	if (strncmp(path, root, strlen(root)) != 0)
+		return real_ioctl(fd, req, arg);
+	return fake_sg_io(path, arg);
+}
