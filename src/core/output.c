@@ -222,6 +222,29 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 	return arr;
 }
 
+/* Prints a target's LUN lines, runs of consecutive LUNs with the same
+ * outcome and reason as one line ("LUN 3-255"). */
+static void lun_lines(FILE *f, const struct target_report *t, const char *indent)
+{
+	for (size_t l = 0; l < t->nluns;) {
+		const struct lun_report *a = &t->luns[l];
+		size_t e = l;
+		char range[48];
+
+		while (e + 1 < t->nluns && t->luns[e + 1].lun == t->luns[e].lun + 1 &&
+		       t->luns[e + 1].outcome == a->outcome &&
+		       strcmp(t->luns[e + 1].reason, a->reason) == 0)
+			e++;
+		if (e == l)
+			snprintf(range, sizeof(range), "%" PRIu64, a->lun);
+		else
+			snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, a->lun, t->luns[e].lun);
+		fprintf(f, "%sLUN %-9s %-12s %s\n", indent, range, lun_outcome_name(a->outcome),
+			a->reason);
+		l = e + 1;
+	}
+}
+
 static size_t count_outcome(const struct target_report *t, enum lun_outcome o)
 {
 	size_t n = 0;
@@ -287,11 +310,8 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 			const struct target_report *t = &h->targets[k];
 
 			target_line(f, t);
-			if (!verbose)
-				continue;
-			for (size_t l = 0; l < t->nluns; l++)
-				fprintf(f, "    LUN %-6" PRIu64 " %-12s %s\n", t->luns[l].lun,
-					lun_outcome_name(t->luns[l].outcome), t->luns[l].reason);
+			if (verbose)
+				lun_lines(f, t, "    ");
 		}
 	}
 }
@@ -343,9 +363,7 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 					fprintf(f, " %" PRIu64, t->reported[l]);
 				fprintf(f, "%s\n", t->nreported > 64 ? " ..." : "");
 			}
-			for (size_t l = 0; l < t->nluns; l++)
-				fprintf(f, "  LUN %-6" PRIu64 " %-12s %s\n", t->luns[l].lun,
-					lun_outcome_name(t->luns[l].outcome), t->luns[l].reason);
+			lun_lines(f, t, "  ");
 			fprintf(f, "  end: %s\n", t->end_reason);
 		}
 	}

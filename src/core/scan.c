@@ -185,7 +185,9 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 		return add_lun(t, lun, LUN_PRESENT, "already attached; left alone");
 	}
 	if (ctx->opt.dry_run) {
-		o->kind = PLAN_OUT_PRESENT;
+		/* Unknown until probed: a sequential plan goes on as if it were
+		 * a gap, so the dry run shows where a real scan would stop. */
+		o->kind = PLAN_OUT_ABSENT;
 		return add_lun(t, lun, LUN_WOULD_PROBE, "%s", why);
 	}
 	if (!lun_scan_writable(lun)) {

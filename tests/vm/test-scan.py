@@ -9,7 +9,10 @@ The LUNs attached must be the same, except where this project differs from
 the kernel on purpose; there the test asserts our result, checks that the
 kernel really does what the notes say it does, and prints why.
 
-usage: test-scan.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
+usage: test-scan.py [--demo] BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
+
+--demo runs a few scenarios and shows, side by side, what the kernel's own
+scan and scsi-scan attached, and scsi-scan's explanation of each target.
 """
 
 import os
@@ -22,7 +25,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 
-BUILD, SERIES = sys.argv[1], sys.argv[2]
+DEMO = "--demo" in sys.argv[1:]
+BUILD, SERIES = [a for a in sys.argv[1:] if a != "--demo"][:2]
 
 
 def luns(spec):
@@ -167,12 +171,17 @@ compare() {
 	kf=$(cat /sys/bus/scsi/devices/$hk:0:0:0/blacklist 2>/dev/null | tr ' ' '+')
 	echo "@@R $name rc=$rc kernel=[$k] ours=[$o] kflags=[$kf] kcs=$((t1-t0)) ocs=$((t2-t1))"
 	sed 's/^/@@L /' /tmp/out.txt | head -40
+	if [ -n "$DEMO" ]; then
+		for t in $(ls -d /sys/bus/scsi/devices/$ho:* 2>/dev/null | sed 's|.*/||; s|:[0-9]*$||' | sort -u); do
+			scsi-scan explain $t 2>&1 | sed "s/^/@@E $name /"
+		done
+	fi
 }
 """
 
 
 def sd_script(scenarios):
-    lines = [GUEST_LIB]
+    lines = [GUEST_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         lines.append(f"before=$(all_hosts)")
         lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
@@ -203,7 +212,7 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [GUEST_LIB]
+    lines = [GUEST_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
         lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
@@ -266,6 +275,35 @@ def check(scenarios, out):
     return failed
 
 
+DEMO_SCENARIOS = ["spc5-multi-lun", "scsi2-12-luns-stops-at-7", "nolun-scsi2",
+                  "reportlun2-8-char-vendor", "no-lun-0", "local-override-max-lun",
+                  "qemu-sparselun-gap", "qemu-no-lun-0"]
+
+
+def show_demo(scenarios, out):
+    def short(luns):
+        if not luns:
+            return "nothing"
+        return f"{len(luns)} LUNs: " + " ".join(sorted(luns, key=lambda x: [int(n) for n in
+                                                                             x.split(":")]))[:60]
+    print()
+    for s in scenarios:
+        m = next((m for m in RESULT.finditer(out) if m.group(1) == s.name), None)
+        if not m:
+            continue
+        kernel = set(filter(None, m.group(3).split(",")))
+        ours = set(filter(None, m.group(4).split(",")))
+        print(f"== {s.name}")
+        print(f"   the kernel's own scan:  {short(kernel)}")
+        print(f"   scsi-scan:              {short(ours)}")
+        if kernel != ours and s.why:
+            print(f"   why they differ:        {s.why}")
+        for line in out.splitlines():
+            if line.startswith(f"@@E {s.name} "):
+                print("   | " + line[len(f"@@E {s.name} "):])
+        print()
+
+
 def main():
     if not os.path.exists("/usr/bin/qemu-system-x86_64"):
         print("qemu-system-x86 is not installed")
@@ -277,7 +315,10 @@ def main():
         staging = os.path.join(tmp, "staging")
         vmlib.install_project(BUILD, staging)
         extra = {"/etc/scsi-scan/quirks.d/50-local.conf": LOCAL_QUIRKS}
-        for kind, scenarios in (("scsi_debug", SD), ("virtio-scsi", QEMU)):
+        groups = (("scsi_debug", SD), ("virtio-scsi", QEMU))
+        if DEMO:
+            groups = tuple((k, [x for x in sc if x.name in DEMO_SCENARIOS]) for k, sc in groups)
+        for kind, scenarios in groups:
             wanted = vmlib.BASE_MODULES + (vmlib.VIRTIO_MODULES + ["megaraid_sas"] if kind != "scsi_debug" else [])
             modules = vmlib.module_order(moddir, wanted)
             body = sd_script(scenarios) if kind == "scsi_debug" else qemu_script(scenarios)
@@ -288,9 +329,12 @@ def main():
             out = vmlib.boot(vmlinuz, initrd,
                              qemu_args(scenarios) if kind != "scsi_debug" else ())
             failed += check(scenarios, out)
+            if DEMO:
+                show_demo(scenarios, out)
             if failed:
                 print("\n".join(line for line in out.splitlines() if line.startswith("@@L")))
-    print(f"{SERIES}: {len(SD) + len(QEMU) - len(failed)} scenarios passed, {len(failed)} "
+    total = sum(len(sc) for _, sc in groups)
+    print(f"{SERIES}: {total - len(failed)} scenarios passed, {len(failed)} "
           f"failed, in {time.monotonic() - start:.0f} s")
     return 1 if failed else 0
 
