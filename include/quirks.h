@@ -16,10 +16,12 @@
 
 /**
  * enum quirk_severity - how bad a diagnostic is
+ * @QUIRK_NOTICE: what was done about a problem (a last good version kept)
  * @QUIRK_WARNING: the entry or file still loads
  * @QUIRK_ERROR: the whole file is skipped
  */
 enum quirk_severity {
+	QUIRK_NOTICE,
 	QUIRK_WARNING,
 	QUIRK_ERROR,
 };
@@ -293,6 +295,38 @@ void quirk_search_path_free(char **dirs);
  */
 int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *diags,
 		  struct quirk_db **ret_db);
+
+struct quirk_cache;
+
+/**
+ * quirk_cache_new() - remember the last version of each file that loaded
+ *
+ * Return: the cache, or NULL if out of memory.
+ */
+struct quirk_cache *quirk_cache_new(void);
+
+/**
+ * quirk_cache_free() - free a cache
+ * @cache: the cache, or NULL
+ */
+void quirk_cache_free(struct quirk_cache *cache);
+
+/**
+ * quirk_db_load_cached() - quirk_db_load() that keeps last good versions
+ * @dirs: as for quirk_db_add_dirs()
+ * @ndirs: number of @dirs
+ * @cache: the text of every file as it last loaded without error
+ * @diags: where problems are appended
+ * @ret_db: set to the new database on success
+ *
+ * A file that now has an error is reported and its last good version used
+ * instead (a warning says so), so a daemon that reloads keeps what it had
+ * for that file while the others' changes apply.
+ *
+ * Return: 0 or a negative errno.
+ */
+int quirk_db_load_cached(const char *const *dirs, size_t ndirs, struct quirk_cache *cache,
+			 struct quirk_diags *diags, struct quirk_db **ret_db);
 
 /**
  * quirk_dev_flags_export() - the kernel's dev_flags string for a database

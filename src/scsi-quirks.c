@@ -71,10 +71,12 @@ static void print_diags(const struct quirk_diags *d, bool quiet)
 			continue;
 		if (q->line)
 			fprintf(stderr, "%s:%u: %s: %s\n", q->file, q->line,
-				q->severity == QUIRK_ERROR ? "error" : "warning", q->message);
+				q->severity == QUIRK_ERROR ? "error" :
+				q->severity == QUIRK_WARNING ? "warning" : "note", q->message);
 		else
 			fprintf(stderr, "%s: %s: %s\n", q->file,
-				q->severity == QUIRK_ERROR ? "error" : "warning", q->message);
+				q->severity == QUIRK_ERROR ? "error" :
+				q->severity == QUIRK_WARNING ? "warning" : "note", q->message);
 	}
 }
 
@@ -363,10 +365,10 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 			json_object *d = json_object_new_object();
 
 			json_object_object_add(d, "severity",
-					       json_object_new_string(diags.items[i].severity ==
-									      QUIRK_ERROR ?
-								      "error" :
-								      "warning"));
+					       json_object_new_string(
+						       diags.items[i].severity == QUIRK_ERROR ? "error" :
+						       diags.items[i].severity == QUIRK_WARNING ? "warning" :
+												  "note"));
 			json_object_object_add(d, "file",
 					       json_object_new_string(diags.items[i].file));
 			json_object_object_add(d, "line", json_object_new_int(diags.items[i].line));

@@ -153,8 +153,73 @@ fail:
 	return r;
 }
 
-int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags *diags)
+struct cached_file {
+	char *path;
+	char *text;
+	size_t len;
+};
+
+struct quirk_cache {
+	struct cached_file *files;
+	size_t count;
+};
+
+struct quirk_cache *quirk_cache_new(void)
 {
+	return calloc(1, sizeof(struct quirk_cache));
+}
+
+void quirk_cache_free(struct quirk_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->count; i++) {
+		free(cache->files[i].path);
+		free(cache->files[i].text);
+	}
+	free(cache->files);
+	free(cache);
+}
+
+static struct cached_file *cache_find(struct quirk_cache *cache, const char *path)
+{
+	for (size_t i = 0; cache && i < cache->count; i++)
+		if (strcmp(cache->files[i].path, path) == 0)
+			return &cache->files[i];
+	return NULL;
+}
+
+/* Takes ownership of @text. */
+static int cache_store(struct quirk_cache *cache, const char *path, char *text, size_t len)
+{
+	struct cached_file *f = cache_find(cache, path);
+
+	if (!f) {
+		f = realloc(cache->files, (cache->count + 1) * sizeof(*f));
+		if (!f) {
+			free(text);
+			return -ENOMEM;
+		}
+		cache->files = f;
+		f = &cache->files[cache->count];
+		f->path = strdup(path);
+		if (!f->path) {
+			free(text);
+			return -ENOMEM;
+		}
+		f->text = NULL;
+		cache->count++;
+	}
+	free(f->text);
+	f->text = text;
+	f->len = len;
+	return 0;
+}
+
+static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_cache *cache,
+			   struct quirk_diags *diags)
+{
+	struct cached_file *old;
 	size_t len = 0;
 	char *buf = NULL;
 	int r;
@@ -166,8 +231,22 @@ int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags 
 		return r;
 	}
 	r = quirk_db_add_buffer(db, path, buf, len, diags);
+	if (r == 0 && cache)
+		return cache_store(cache, path, buf, len);
 	free(buf);
-	return r;
+	old = r == -EINVAL ? cache_find(cache, path) : NULL;
+	if (!old)
+		return r;
+	r = quirk_diag_add(diags, QUIRK_NOTICE, path, 0,
+			   "has errors: keeping the version that last loaded");
+	if (r < 0)
+		return r;
+	return quirk_db_add_buffer(db, path, old->text, old->len, diags);
+}
+
+int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags *diags)
+{
+	return add_file_cached(db, path, NULL, diags);
 }
 
 struct dir_file {
@@ -254,8 +333,8 @@ static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
 	return r;
 }
 
-int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
-		      struct quirk_diags *diags)
+static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
+		    struct quirk_cache *cache, struct quirk_diags *diags)
 {
 	struct dir_file *files = NULL;
 	size_t count = 0;
@@ -268,7 +347,7 @@ int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs
 	for (size_t i = 0; i < count && r == 0; i++) {
 		if (is_masked(files[i].path))
 			continue;
-		r = quirk_db_add_file(db, files[i].path, diags);
+		r = add_file_cached(db, files[i].path, cache, diags);
 		/* A broken or unreadable file is skipped whole; the rest loads. */
 		if (r != -ENOMEM)
 			r = 0;
@@ -281,12 +360,17 @@ int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs
 	return r;
 }
 
-static const struct quirk_entry *sort_base;
-
-static int cmp_vendor_seq(const void *a, const void *b)
+int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
+		      struct quirk_diags *diags)
 {
-	const struct quirk_entry *x = &sort_base[*(const size_t *)a];
-	const struct quirk_entry *y = &sort_base[*(const size_t *)b];
+	return add_dirs(db, dirs, ndirs, NULL, diags);
+}
+
+/* qsort_r comparators over entry indices; @base is the entry array. */
+static int cmp_vendor_seq(const void *a, const void *b, void *base)
+{
+	const struct quirk_entry *x = (const struct quirk_entry *)base + *(const size_t *)a;
+	const struct quirk_entry *y = (const struct quirk_entry *)base + *(const size_t *)b;
 	int c = strcmp(x->vendor, y->vendor);
 
 	if (c)
@@ -294,10 +378,10 @@ static int cmp_vendor_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int cmp_model(const void *a, const void *b)
+static int cmp_model(const void *a, const void *b, void *base)
 {
-	const struct quirk_entry *x = &sort_base[*(const size_t *)a];
-	const struct quirk_entry *y = &sort_base[*(const size_t *)b];
+	const struct quirk_entry *x = (const struct quirk_entry *)base + *(const size_t *)a;
+	const struct quirk_entry *y = (const struct quirk_entry *)base + *(const size_t *)b;
 
 	return strcmp(x->model, y->model);
 }
@@ -359,8 +443,7 @@ static int warn_shadowed(struct quirk_db *db, const struct vendor_bucket *b,
 	for (size_t i = 0; i < b->count; i++)
 		if (!db->entries[b->idx[i]].model_glob)
 			idx[n++] = b->idx[i];
-	sort_base = db->entries;
-	qsort(idx, n, sizeof(*idx), cmp_model);
+	qsort_r(idx, n, sizeof(*idx), cmp_model, db->entries);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		const struct quirk_entry *a = &db->entries[idx[i]];
 		const struct quirk_entry *by = NULL;
@@ -455,8 +538,7 @@ int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags)
 		else
 			idx[n++] = i;
 	}
-	sort_base = db->entries;
-	qsort(idx, n, sizeof(*idx), cmp_vendor_seq);
+	qsort_r(idx, n, sizeof(*idx), cmp_vendor_seq, db->entries);
 	for (size_t i = 0; i < n;) {
 		struct vendor_bucket *b;
 		size_t j = i;
@@ -620,15 +702,15 @@ void quirk_search_path_free(char **dirs)
 	free(dirs);
 }
 
-int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *diags,
-		  struct quirk_db **ret_db)
+int quirk_db_load_cached(const char *const *dirs, size_t ndirs, struct quirk_cache *cache,
+			 struct quirk_diags *diags, struct quirk_db **ret_db)
 {
 	struct quirk_db *db = quirk_db_new();
 	int r;
 
 	if (!db)
 		return -ENOMEM;
-	r = quirk_db_add_dirs(db, dirs, ndirs, diags);
+	r = add_dirs(db, dirs, ndirs, cache, diags);
 	if (r == 0)
 		r = quirk_db_finalize(db, diags);
 	if (r < 0) {
@@ -637,4 +719,10 @@ int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *dia
 	}
 	*ret_db = db;
 	return 0;
+}
+
+int quirk_db_load(const char *const *dirs, size_t ndirs, struct quirk_diags *diags,
+		  struct quirk_db **ret_db)
+{
+	return quirk_db_load_cached(dirs, ndirs, NULL, diags, ret_db);
 }

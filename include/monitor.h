@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * monitor.h - the SCSI uevents the daemon acts on, and the one file that
+ * talks to libudev.
+ */
+#ifndef SCSI_SCAN_MONITOR_H
+#define SCSI_SCAN_MONITOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * enum scsi_event_kind - what an event asks for
+ * @SCSI_EVENT_NONE: nothing to do
+ * @SCSI_EVENT_HOST_ADD: a scsi_host class device appeared: scan the host
+ * @SCSI_EVENT_HOST_REMOVE: the host went away: forget it
+ * @SCSI_EVENT_TARGET_ADD: an FC remote port or SAS end device appeared:
+ *	scan the host (channel and id when known)
+ * @SCSI_EVENT_LUNS_CHANGED: a LUN reported "REPORTED LUNS DATA HAS
+ *	CHANGED": rescan its target
+ * @SCSI_EVENT_INQUIRY_CHANGED: a LUN reported "INQUIRY DATA HAS CHANGED":
+ *	match its quirks again
+ */
+enum scsi_event_kind {
+	SCSI_EVENT_NONE,
+	SCSI_EVENT_HOST_ADD,
+	SCSI_EVENT_HOST_REMOVE,
+	SCSI_EVENT_TARGET_ADD,
+	SCSI_EVENT_LUNS_CHANGED,
+	SCSI_EVENT_INQUIRY_CHANGED,
+};
+
+/**
+ * struct scsi_event - a classified uevent
+ * @kind: what it asks for
+ * @host: the host number
+ * @channel: channel, or -1 if not known
+ * @id: target id, or -1 if not known
+ * @lun: the LUN for the LUN events
+ */
+struct scsi_event {
+	enum scsi_event_kind kind;
+	unsigned int host;
+	int channel;
+	int id;
+	uint64_t lun;
+};
+
+/**
+ * scsi_event_classify() - turn uevent properties into a scsi_event
+ * @action: ACTION ("add", "change", "remove", ...)
+ * @subsystem: SUBSYSTEM
+ * @devtype: DEVTYPE, or NULL
+ * @sysname: the last component of DEVPATH, e.g. "host3" or "3:0:0:1"
+ * @sdev_ua: the SDEV_UA property, or NULL
+ * @ret: the result; kind SCSI_EVENT_NONE for events that need nothing
+ *
+ * Pure: no I/O. The scsi_host class add is the one to scan on (the scsi
+ * bus add of a host comes before the host can be scanned).
+ *
+ * Return: 0, or -EINVAL if a name that should carry numbers does not.
+ */
+int scsi_event_classify(const char *action, const char *subsystem, const char *devtype,
+			const char *sysname, const char *sdev_ua, struct scsi_event *ret);
+
+struct monitor;
+
+/**
+ * monitor_new() - listen to udev's processed events (the "udev" source)
+ *
+ * Only the subsystems that matter pass the kernel-side filter: scsi_host,
+ * scsi, fc_remote_ports, sas_end_device.
+ *
+ * Return: the monitor, or NULL with errno set.
+ */
+struct monitor *monitor_new(void);
+
+/**
+ * monitor_free() - stop listening
+ * @m: the monitor, or NULL
+ */
+void monitor_free(struct monitor *m);
+
+/**
+ * monitor_fd() - the file descriptor to poll for events
+ * @m: the monitor
+ *
+ * Return: the descriptor.
+ */
+int monitor_fd(const struct monitor *m);
+
+/**
+ * monitor_receive() - take one event
+ * @m: the monitor
+ * @ret: the classified event
+ * @what: a short description of the raw event, for debug logs
+ * @len: size of @what
+ *
+ * Return: 1 if an event was read (its kind may be SCSI_EVENT_NONE), 0 if
+ * none was waiting, or a negative errno.
+ */
+int monitor_receive(struct monitor *m, struct scsi_event *ret, char *what, size_t len);
+
+#endif

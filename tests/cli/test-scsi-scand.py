@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""scsi-scand against a fake sysfs tree and the fake kernel: coldplug, the
+sd_notify protocol, reloads with a broken quirk file, and the unit file."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+SCAND, FAKE, QUIRKS, UNIT = sys.argv[1:5]
+
+SCRIPT = ("host 0 max_id 2 max_lun 49410\n"
+          "host 1 max_id 1 max_lun 49410\n"
+          "lu 0:0:0:0 vendor ACME model Disk version 5\n"
+          "lu 0:0:0:1 vendor ACME model Disk version 5\n"
+          "lu 0:0:1:0 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n"
+          "lu 0:0:1:1 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n"
+          "lu 1:0:0:0 vendor ACME model Other version 6\n")
+
+
+class Daemon(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="scsi-scand-tree-")
+        self.addCleanup(shutil.rmtree, self.root)
+        for d in ["sys/bus/scsi/devices", "sys/module/scsi_mod/parameters", "dev", "run",
+                  "proc/self", "etc"]:
+            os.makedirs(os.path.join(self.root, d))
+        for h in (0, 1):
+            hd = os.path.join(self.root, f"sys/class/scsi_host/host{h}")
+            os.makedirs(hd)
+            open(os.path.join(hd, "scan"), "w").close()
+        self.script = os.path.join(self.root, "script")
+        with open(self.script, "w") as f:
+            f.write(SCRIPT)
+        self.etc = os.path.join(self.root, "etc")
+        self.env = dict(os.environ, FAKE_KERNEL_ROOT=self.root, FAKE_KERNEL_SCRIPT=self.script,
+                        LD_PRELOAD=FAKE)
+        self.env.pop("NOTIFY_SOCKET", None)
+        self.env.pop("JOURNAL_STREAM", None)
+
+    def args(self, *extra):
+        return [SCAND, "--foreground", "--no-monitor", "--sysfs", self.root, "--quirks-dir",
+                QUIRKS, "--quirks-dir", self.etc, *extra]
+
+    def devices(self):
+        return sorted(os.listdir(os.path.join(self.root, "sys/bus/scsi/devices")))
+
+    def test_once_coldplug(self):
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "1:0:0:0"])
+        err = p.stderr
+        self.assertIn("coldplug: 2 host(s)", err)
+        self.assertIn("0:0:1: attached LUN 0 of 'CHINON' 'CD-ROM CDS-431' (nolun: LUN 0 only, "
+                      "quirks nolun from", err)
+        self.assertIn("10-linux-nolun.conf:18", err)
+        self.assertEqual(err.count("host0: scanned"), 1)
+        self.assertEqual(err.count("host1: scanned"), 1)
+        # the shipped database's warnings are for maintainers, not the log
+        self.assertNotIn("only by case", err)
+
+    def test_notify_reload_and_stop(self):
+        sock_path = os.path.join(self.root, "notify")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(sock_path)
+        sock.settimeout(20)
+        env = dict(self.env, NOTIFY_SOCKET=sock_path)
+        with open(os.path.join(self.etc, "50-local.conf"), "w") as f:
+            f.write('device "other" {\n\tvendor = "ACME"\n\tmodel = "Other"\n\tmax_lun = 0\n}\n')
+        log = open(os.path.join(self.root, "log"), "w+")
+        p = subprocess.Popen(self.args(), env=env, stdout=log, stderr=log, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+
+        def wait_for(word):
+            seen = []
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                msg = sock.recv(4096).decode()
+                seen.append(msg)
+                if word in msg:
+                    return msg
+            self.fail(f"no {word} from the daemon: {seen}")
+
+        wait_for("READY=1")
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "1:0:0:0"])
+        # an administrator breaks a file: the daemon reloads by itself, logs
+        # file:line, keeps the file's last good version and keeps running
+        with open(os.path.join(self.etc, "50-local.conf"), "w") as f:
+            f.write('device "other" {\n\tvendor = "ACME"\n\tmax_lunn = 0\n}\n')
+        wait_for("RELOADING=1")
+        wait_for("READY=1")
+        p.send_signal(signal.SIGHUP)
+        wait_for("RELOADING=1")
+        wait_for("READY=1")
+        self.assertIsNone(p.poll())
+        p.send_signal(signal.SIGTERM)
+        wait_for("STOPPING=1")
+        self.assertEqual(p.wait(timeout=20), 0)
+        log.seek(0)
+        text = log.read()
+        self.assertIn("50-local.conf:3: no such option 'max_lunn'", text)
+        self.assertIn("keeping the version that last loaded", text)
+        self.assertIn("quirks: reloading (a quirk directory changed)", text)
+        self.assertIn("quirks: reloading (SIGHUP)", text)
+        # the kept version still holds max_lun 0 for ACME Other: 184 entries
+        self.assertEqual(text.count("quirks: reloaded 184 entries"), 2)
+
+
+class Unit(unittest.TestCase):
+    def test_systemd_analyze_verify(self):
+        tool = shutil.which("systemd-analyze")
+        if not tool:
+            self.skipTest("systemd-analyze is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            with open(UNIT) as f:
+                text = f.read()
+            start = [ln for ln in text.splitlines() if ln.startswith("ExecStart=")][0]
+            text = text.replace(start, f"ExecStart={os.path.abspath(SCAND)}")
+            path = os.path.join(d, "scsi-scand.service")
+            with open(path, "w") as f:
+                f.write(text)
+            p = subprocess.run([tool, "verify", "--man=no", path], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            p = subprocess.run([tool, "security", "--offline=yes", path], capture_output=True,
+                               text=True)
+            print(p.stdout.strip().splitlines()[-1] if p.stdout else p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
