@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The real-kernel test of scsi-scand, with Debian's systemd-udevd running in
+the guest and the daemon and its udev rule taken from the installed files.
+
+usage: test-daemon.py BUILD_DIR KERNEL_SERIES
+"""
+
+import os
+import re
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1], sys.argv[2]
+
+GUEST = r"""
+SD=/sys/bus/pseudo/drivers/scsi_debug
+P=/sys/module/scsi_debug/parameters
+uptime_cs() { read a b < /proc/uptime; echo ${a%.*}${a#*.}; }
+luns_of_host() {
+	for d in /sys/bus/scsi/devices/$1:*; do [ -e "$d" ] && echo "${d##*/}"; done | tr '\n' ' '
+}
+count_luns() { set -- $(luns_of_host $1); echo $#; }
+all_hosts() { for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '; }
+new_hosts() {
+	for n in $(all_hosts); do case " $1 " in *" $n "*) ;; *) echo $n ;; esac; done | sort -n | tr '\n' ' '
+}
+# wait_luns HOST COUNT TIMEOUT_CS: until HOST has COUNT LUNs; prints centiseconds or -1
+wait_luns() {
+	t0=$(uptime_cs)
+	while [ $(( $(uptime_cs) - t0 )) -lt $3 ]; do
+		[ "$(count_luns $1)" -ge $2 ] && { echo $(( $(uptime_cs) - t0 )); return; }
+		sleep 0.05
+	done
+	echo -1
+}
+result() { echo "@@T $*"; }
+
+mkdir -p /run/udev /etc/udev /lib/systemd
+ln -sf /bin/udevadm /lib/systemd/systemd-udevd
+/lib/systemd/systemd-udevd --daemon
+udevadm settle -t 10
+
+# Coldplug: two hosts exist before the daemon starts.
+insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 max_luns=4 scsi_level=5
+udevadm settle -t 10
+set -- $(all_hosts); HA=$1; HB=$2
+scsi-scand --foreground > /tmp/scand.log 2>&1 &
+PID=$!
+ta=$(wait_luns $HA 4 3000); tb=$(wait_luns $HB 4 3000)
+result coldplug "host$HA=$ta host$HB=$tb luns=$(count_luns $HA),$(count_luns $HB)"
+
+# Hotplug of a quirky device: nolun.
+before=$(all_hosts)
+echo CHINON > $P/inq_vendor; echo "CD-ROM CDS-431" > $P/inq_product
+echo 1 > $SD/add_host
+set -- $(new_hosts "$before"); HC=$1
+tc=$(wait_luns $HC 1 3000); sleep 1
+result hotplug-nolun "host$HC time=$tc luns=[$(luns_of_host $HC)]"
+echo Linux > $P/inq_vendor; echo scsi_debug > $P/inq_product
+
+# A LUN inventory change: 4 -> 6 LUNs, seen through a unit attention.
+echo 6 > $SD/max_luns
+sg=$(ls /sys/bus/scsi/devices/$HA:0:0:0/scsi_generic)
+t0=$(uptime_cs)
+sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+td=$(wait_luns $HA 6 3000)
+result luns-changed "host$HA time=$td luns=$(count_luns $HA)"
+
+# A host whose device times out on every command, then a good host.
+before=$(all_hosts)
+echo 1 > $P/every_nth; echo 4 > $P/opts
+echo 1 > $SD/add_host
+set -- $(new_hosts "$before"); HD=$1
+sleep 2
+echo 0 > $P/opts; echo 0 > $P/every_nth
+before=$(all_hosts)
+t0=$(uptime_cs)
+echo 1 > $SD/add_host
+set -- $(new_hosts "$before"); HE=$1
+te=$(wait_luns $HE 6 3000)
+result hung-host "hung host$HD luns=$(count_luns $HD); next host$HE time=$te luns=$(count_luns $HE)"
+
+# A broken quirk file and SIGHUP.
+printf 'device "broken" {\n\tvendor = "ACME"\n\tflags = {"nolunn"}\n}\n' > /etc/scsi-scan/quirks.d/60-broken.conf
+kill -HUP $PID; sleep 2
+alive=no; kill -0 $PID 2>/dev/null && alive=yes
+result broken-quirks "alive=$alive"
+
+# 32 hosts in a burst.
+before=$(all_hosts)
+t0=$(uptime_cs)
+echo 32 > $SD/add_host
+burst=$(new_hosts "$before")
+missing=0
+for h in $burst; do [ "$(wait_luns $h 6 12000)" = -1 ] && missing=$((missing + 1)); done
+t1=$(uptime_cs)
+sleep 1
+scans=""
+for h in $burst; do scans="$scans $(grep -c "host$h: scanned" /tmp/scand.log)"; done
+result burst "hosts=$(echo $burst | wc -w) missing=$missing time=$((t1 - t0)) scans=[$scans ]"
+
+# RSS of the daemon after all that.
+result rss "$(grep VmRSS /proc/$PID/status | tr -s ' ')"
+sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
+"""
+
+
+def main():
+    start = time.monotonic()
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_project(BUILD, staging)
+        modules = vmlib.module_order(moddir, vmlib.BASE_MODULES)
+        initrd = os.path.join(tmp, "initrd.cpio")
+        vmlib.build_initramfs(initrd, staging, modules,
+                              vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL,
+                              programs=["/bin/udevadm"])
+        vmlib.log(f"booting {release} with systemd-udevd and scsi-scand")
+        out = vmlib.boot(vmlinuz, initrd, timeout=900)
+    res = {m.group(1): m.group(2) for m in re.finditer(r"^@@T (\S+) (.*)$", out, re.M)}
+    failed = []
+
+    def check(name, ok, text):
+        print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {name:16} {text}")
+        if not ok:
+            failed.append(name)
+
+    def field(name, key):
+        m = re.search(rf"{key}=(\S+)", res.get(name, ""))
+        return m.group(1) if m else None
+
+    def cs(v):
+        return int(v) * 10 if v and v.lstrip("-").isdigit() else -1
+
+    r = res.get("coldplug", "")
+    check("coldplug", "luns=4,4" in r and "=-1" not in r,
+          f"hosts present before the daemon started were scanned: {r}")
+    t = cs(field("hotplug-nolun", "time"))
+    luns = re.search(r"luns=\[([^\]]*)\]", res.get("hotplug-nolun", ""))
+    got = luns.group(1).split() if luns else []
+    check("hotplug-nolun", t >= 0 and len(got) == 1 and got[0].endswith(":0:0:0"),
+          f"new host scanned by itself in {t} ms after add_host; attached {got} "
+          f"(CHINON CD-ROM CDS-431 is nolun: LUN 0 only, as scsi-scan attaches)")
+    t = cs(field("luns-changed", "time"))
+    check("luns-changed", t >= 0 and field("luns-changed", "luns") == "6",
+          f"max_luns 4 -> 6 and a unit attention: new LUNs attached in {t} ms "
+          f"({res.get('luns-changed')})")
+    t = cs(field("hung-host", "time"))
+    check("hung-host", 0 <= t <= 10000 and "next" in res.get("hung-host", ""),
+          f"a host added after one whose device times out on every command was scanned in "
+          f"{t} ms, bound 10000 ms ({res.get('hung-host')})")
+    check("broken-quirks", field("broken-quirks", "alive") == "yes" and
+          "60-broken.conf:3: unknown flag 'nolunn'" in out,
+          "SIGHUP with a broken file: still running, logged 60-broken.conf:3")
+    scans = re.search(r"scans=\[([^\]]*)\]", res.get("burst", ""))
+    counts = scans.group(1).split() if scans else []
+    check("burst", field("burst", "hosts") == "32" and field("burst", "missing") == "0" and
+          counts == ["1"] * 32,
+          f"32 hosts added at once: all scanned, one scan each, in "
+          f"{cs(field('burst', 'time'))} ms ({res.get('burst', '')[:60]})")
+    print(f"       daemon {res.get('rss', '?')}")
+    if failed:
+        print("\n".join(line for line in out.splitlines() if line.startswith(("@@", "["))))
+    print(f"{SERIES}: daemon {6 - len(failed)} passed, {len(failed)} failed, "
+          f"in {time.monotonic() - start:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except vmlib.VMError as e:
+        print(f"error: {e}")
+        sys.exit(1)
