@@ -133,6 +133,29 @@ bool sysfs_device_exists(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
 int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun);
 
 /**
+ * sysfs_scan_open() - open a host's scan file for several writes
+ * @ctx: the context
+ * @host: the host
+ *
+ * A scan of many LUNs writes once per LUN; keeping the file open saves an
+ * open and a close (a path walk) for each.
+ *
+ * Return: a file descriptor, or a negative errno.
+ */
+int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host);
+
+/**
+ * sysfs_scan_fd() - write "C T L" to an open scan file
+ * @fd: from sysfs_scan_open()
+ * @channel: channel or SCAN_WILDCARD
+ * @id: target id or SCAN_WILDCARD
+ * @lun: LUN, or UINT64_MAX for the wildcard
+ *
+ * Return: as sysfs_scan().
+ */
+int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun);
+
+/**
  * sysfs_delete() - write to a device's delete file
  * @ctx: the context
  * @a: the device

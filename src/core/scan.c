@@ -29,7 +29,40 @@ struct host_scan {
 	uint64_t max_luns;
 	bool usb;
 	bool wlun_impossible;
+	int scan_fd;
+	const struct scsi_addr *before;
+	size_t nbefore;
 };
+
+/* Whether a LUN was attached when this host's scan started. */
+static bool attached_before(const struct host_scan *hs, const struct scsi_addr *a)
+{
+	size_t lo = 0, hi = hs->nbefore;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = scsi_addr_cmp(&hs->before[mid], a);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned int id,
+			   uint64_t lun)
+{
+	if (hs->scan_fd < 0) {
+		hs->scan_fd = sysfs_scan_open(hs->ctx->sys, hs->host);
+		if (hs->scan_fd < 0)
+			return hs->scan_fd;
+	}
+	return sysfs_scan_fd(hs->scan_fd, (int)channel, (int)id, lun);
+}
 
 const char *lun_outcome_name(enum lun_outcome o)
 {
@@ -177,7 +210,9 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 	struct scsi_addr a = addr_of(t, lun);
 	int r;
 
-	if (sysfs_device_exists(ctx->sys, &a)) {
+	/* This host's LUNs change only through this scan (it holds the host
+	 * lock), so the list taken at its start tells what was there. */
+	if (attached_before(hs, &a) || (lun == t->probe_lun && sysfs_device_exists(ctx->sys, &a))) {
 		o->kind = PLAN_OUT_PRESENT;
 		if (t->probe_attached && lun == t->probe_lun)
 			return add_lun(t, lun, LUN_ATTACHED,
@@ -195,7 +230,7 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 		return add_lun(t, lun, LUN_FAILED, "LUN 0x%" PRIx64 " cannot be named in the scan file",
 			       lun);
 	}
-	r = sysfs_scan(ctx->sys, hs->host, t->addr.channel, t->addr.id, lun);
+	r = host_scan_write(hs, t->addr.channel, t->addr.id, lun);
 	if (r == -EINVAL) {
 		o->kind = PLAN_OUT_LIMIT;
 		return add_lun(t, lun, LUN_LIMIT, "the host refuses this LUN (EINVAL): past its "
@@ -439,7 +474,7 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 		probe = 0;
 	} else if (!ctx->opt.dry_run) {
 		/* LUN 0 first, as the kernel's target scan does. */
-		r = sysfs_scan(ctx->sys, hs->host, c, t, 0);
+		r = host_scan_write(hs, c, t, 0);
 		if (r < 0 && !(r == -EINVAL && had))
 			return r;
 		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
@@ -453,7 +488,7 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 		found = true;
 	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible) {
 		a.lun = LUN_WLUN_REPORT_LUNS;
-		r = sysfs_scan(ctx->sys, hs->host, c, t, LUN_WLUN_REPORT_LUNS);
+		r = host_scan_write(hs, c, t, LUN_WLUN_REPORT_LUNS);
 		if (r == -EINVAL) {
 			hs->wlun_impossible = true;
 			snprintf(hs->rep->notes, sizeof(hs->rep->notes),
@@ -469,7 +504,7 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 	}
 	if (!found && !ctx->opt.dry_run && hs->wlun_impossible) {
 		a.lun = 1;
-		r = sysfs_scan(ctx->sys, hs->host, c, t, 1);
+		r = host_scan_write(hs, c, t, 1);
 		if (r < 0 && r != -EINVAL)
 			return r;
 		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
@@ -492,7 +527,7 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
-	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host };
+	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host, .scan_fd = -1 };
 	struct scsi_addr *before = NULL;
 	size_t nbefore = 0;
 	char proc_name[64];
@@ -507,6 +542,8 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	r = sysfs_devices(ctx->sys, (int)host, &before, &nbefore);
 	if (r < 0)
 		return r;
+	hs.before = before;
+	hs.nbefore = nbefore;
 	if (ctx->opt.dry_run) {
 		/* Without writes, only targets that have an attached LUN. */
 		for (size_t i = 0; i < nbefore; i++) {
@@ -558,6 +595,8 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 			break;
 	}
 out:
+	if (hs.scan_fd >= 0)
+		close(hs.scan_fd);
 	free(before);
 	return r;
 }

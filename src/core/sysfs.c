@@ -325,14 +325,10 @@ static int write_path(const char *path, const char *value)
 	return r;
 }
 
-int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun)
+static void scan_value(char *value, size_t len, int channel, int id, uint64_t lun)
 {
-	char path[PATH_MAX], value[96], c[16], t[16], l[24];
-	int r;
+	char c[16], t[16], l[24];
 
-	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/scan", host);
-	if (r < 0)
-		return r;
 	if (channel == SCAN_WILDCARD)
 		strcpy(c, "-");
 	else
@@ -345,8 +341,47 @@ int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int 
 		strcpy(l, "-");
 	else
 		snprintf(l, sizeof(l), "%" PRIu64, lun);
-	snprintf(value, sizeof(value), "%s %s %s\n", c, t, l);
+	snprintf(value, len, "%s %s %s\n", c, t, l);
+}
+
+int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun)
+{
+	char path[PATH_MAX], value[96];
+	int r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/scan", host);
+	if (r < 0)
+		return r;
+	scan_value(value, sizeof(value), channel, id, lun);
 	return write_path(path, value);
+}
+
+int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/scan", host);
+	if (r < 0)
+		return r;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun)
+{
+	char value[96];
+	size_t len;
+	ssize_t n;
+
+	scan_value(value, sizeof(value), channel, id, lun);
+	len = strlen(value);
+	do {
+		n = write(fd, value, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
 }
 
 int sysfs_delete(const struct sysfs_ctx *ctx, const struct scsi_addr *a)

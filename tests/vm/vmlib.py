@@ -193,10 +193,10 @@ poweroff -f
 """
 
 
-def boot(vmlinuz, initrd, qemu_args=(), append="", timeout=900, memory=1024):
+def boot(vmlinuz, initrd, qemu_args=(), append="", timeout=900, memory=1024, smp=1):
     """Boots and returns the guest's console output. Fails on timeout or if
     the guest never printed @@DONE."""
-    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", "1",
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", str(smp),
            "-nographic", "-no-reboot", "-kernel", vmlinuz, "-initrd", initrd,
            "-append", f"console=ttyS0 quiet panic=-1 {append}".strip(), *qemu_args]
     start = time.monotonic()
