@@ -86,7 +86,11 @@ struct lun_report {
  * @failed: the scan of this target did not finish
  * @error: why, when @failed
  * @probe_lun: the LUN that commands went through (0, a W-LUN, or another)
- * @probe_attached: this scan attached @probe_lun to find the target
+ * @kernel_luns: LUNs the kernel's own scan of this target attached (only for a
+ *	target without LUN 0 on a host whose LUN limit is below the REPORT LUNS
+ *	well-known LUN)
+ * @nkernel_luns: how many
+ * @kernel_kept: per kernel LUN, whether the database agrees with it
  * @has_inquiry: @inq is valid
  * @inq: its INQUIRY data
  * @inquiry_source: "SG_IO" or the fallback used
@@ -105,7 +109,9 @@ struct target_report {
 	bool failed;
 	char error[256];
 	uint64_t probe_lun;
-	bool probe_attached;
+	uint64_t *kernel_luns;
+	size_t nkernel_luns;
+	bool *kernel_kept;
 	bool has_inquiry;
 	struct inquiry inq;
 	const char *inquiry_source;

@@ -202,6 +202,14 @@ static bool lun_listed(const struct target_report *t, uint64_t lun)
 	return false;
 }
 
+static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
+{
+	for (size_t i = 0; i < t->nkernel_luns; i++)
+		if (t->kernel_luns[i] == lun)
+			return (ssize_t)i;
+	return -1;
+}
+
 /* One probe of the plan: attach @lun through the scan file and look. */
 static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t lun,
 		       const char *why, struct plan_outcome *o)
@@ -212,11 +220,16 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 
 	/* This host's LUNs change only through this scan (it holds the host
 	 * lock), so the list taken at its start tells what was there. */
+	ssize_t k = kernel_index(t, lun);
+
+	if (k >= 0) {
+		o->kind = PLAN_OUT_PRESENT;
+		t->kernel_kept[k] = true;
+		return add_lun(t, lun, LUN_ATTACHED, "%s (attached by the kernel's scan of this "
+						     "target, as the database agrees)", why);
+	}
 	if (attached_before(hs, &a) || (lun == t->probe_lun && sysfs_device_exists(ctx->sys, &a))) {
 		o->kind = PLAN_OUT_PRESENT;
-		if (t->probe_attached && lun == t->probe_lun)
-			return add_lun(t, lun, LUN_ATTACHED,
-				       "%s (attached first, to reach a target without LUN 0)", why);
 		return add_lun(t, lun, LUN_PRESENT, "already attached; left alone");
 	}
 	if (ctx->opt.dry_run) {
@@ -340,6 +353,30 @@ static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, c
 	return add_lun(t, lun, LUN_DETACHED, "%s", why);
 }
 
+/* LUNs the kernel's own scan of the target attached that the database
+ * would not have: they were attached a moment ago, by us, so they go. */
+static int undo_kernel_luns(struct host_scan *hs, struct target_report *t)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < t->nkernel_luns && r == 0; i++) {
+		struct scsi_addr a = addr_of(t, t->kernel_luns[i]);
+		char held[256];
+
+		if (t->kernel_kept[i])
+			continue;
+		if (sysfs_device_in_use(hs->ctx->sys, &a, held, sizeof(held)) > 0) {
+			r = add_lun(t, a.lun, LUN_IN_USE, "attached by the kernel's scan of this "
+							  "target against the database, but %s: kept",
+				    held);
+			continue;
+		}
+		r = detach(hs, t, a.lun, "attached by the kernel's scan of this target; the quirk "
+					 "database would not attach it");
+	}
+	return r;
+}
+
 /*
  * One target, whose LUN @probe_lun is attached. @temporary: this scan
  * attached @probe_lun only to reach the target (REPORT LUNS well-known
@@ -378,6 +415,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			 "attach = false in the quirk database: no LUN is attached");
 		if (lun0_new)
 			r = detach(hs, t, 0, "attach = false in the quirk database");
+		if (r == 0)
+			r = undo_kernel_luns(hs, t);
 		goto out;
 	}
 	if (in.lun0_present && t->probe_lun == 0)
@@ -432,6 +471,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
 		r = remove_unlisted(hs, t);
 cleanup:
+	r = r < 0 ? r : undo_kernel_luns(hs, t);
 	if (temporary) {
 		int r2 = detach(hs, t, t->probe_lun,
 				"the REPORT LUNS well-known LUN, attached only to reach the target");
@@ -455,6 +495,38 @@ static bool any_lun_of(const struct scsi_addr *addrs, size_t n, unsigned int cha
 	return false;
 }
 
+/* The LUNs of one target attached now, in LUN order. */
+static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t, uint64_t **ret,
+			   size_t *ret_n)
+{
+	struct scsi_addr *addrs = NULL;
+	uint64_t *luns = NULL;
+	size_t n = 0, count = 0;
+	int r;
+
+	r = sysfs_devices(hs->ctx->sys, (int)hs->host, &addrs, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *p;
+
+		if (addrs[i].channel != c || addrs[i].id != t)
+			continue;
+		p = realloc(luns, (count + 1) * sizeof(*p));
+		if (!p) {
+			free(luns);
+			free(addrs);
+			return -ENOMEM;
+		}
+		luns = p;
+		luns[count++] = addrs[i].lun;
+	}
+	free(addrs);
+	*ret = luns;
+	*ret_n = count;
+	return 0;
+}
+
 /* Finds one target and scans it. Return: 1 found, 0 nothing there,
  * -EINVAL the id or channel is past the host's limits, other errors. */
 static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
@@ -463,8 +535,9 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 	const struct scan_ctx *ctx = hs->ctx;
 	struct scsi_addr a = { hs->host, c, t, 0 };
 	struct target_report *tr;
-	bool lun0_new = false, temporary = false, fresh = false, found;
-	uint64_t probe = 0;
+	bool lun0_new = false, temporary = false, found;
+	uint64_t probe = 0, *kluns = NULL;
+	size_t nkluns = 0;
 	int r;
 
 	bool had = any_lun_of(before, nbefore, c, t, &probe);
@@ -493,7 +566,8 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 			hs->wlun_impossible = true;
 			snprintf(hs->rep->notes, sizeof(hs->rep->notes),
 				 "the host's LUN limit is below the REPORT LUNS well-known LUN "
-				 "(49409): targets without LUN 0 were looked for at LUN 1");
+				 "(49409): a target without LUN 0 is scanned by the kernel, then "
+				 "the quirk database applied");
 		} else if (r < 0) {
 			return r;
 		} else if (sysfs_device_exists(ctx->sys, &a)) {
@@ -503,23 +577,36 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 		}
 	}
 	if (!found && !ctx->opt.dry_run && hs->wlun_impossible) {
-		a.lun = 1;
-		r = host_scan_write(hs, c, t, 1);
+		/* No way to reach the target without the kernel: let it scan
+		 * this one target ("C T -"), then apply the database. */
+		r = host_scan_write(hs, c, t, UINT64_MAX);
 		if (r < 0 && r != -EINVAL)
 			return r;
-		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
-			found = true;
-			fresh = true;
-			probe = 1;
+		if (r == 0) {
+			r = kernel_attached(hs, c, t, &kluns, &nkluns);
+			if (r < 0)
+				return r;
+			if (nkluns) {
+				found = true;
+				probe = kluns[0];
+			}
 		}
 	}
 	if (!found)
 		return 0;
 	tr = new_target(hs->rep, c, t);
-	if (!tr)
+	if (!tr) {
+		free(kluns);
 		return -ENOMEM;
+	}
 	tr->probe_lun = probe;
-	tr->probe_attached = fresh;
+	tr->kernel_luns = kluns;
+	tr->nkernel_luns = nkluns;
+	if (nkluns) {
+		tr->kernel_kept = calloc(nkluns, sizeof(*tr->kernel_kept));
+		if (!tr->kernel_kept)
+			return -ENOMEM;
+	}
 	r = scan_target(hs, tr, sel, temporary, lun0_new);
 	return r < 0 ? r : 1;
 }
@@ -688,6 +775,8 @@ void scan_report_free(struct scan_report *rep)
 			quirk_match_clear(&h->targets[k].match);
 			free(h->targets[k].luns);
 			free(h->targets[k].reported);
+			free(h->targets[k].kernel_luns);
+			free(h->targets[k].kernel_kept);
 		}
 		free(h->targets);
 	}

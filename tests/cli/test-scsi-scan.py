@@ -158,8 +158,23 @@ class Discovery(ScanTest):
         r = t.json(rc=0)
         self.assertEqual(t.devices(), ["0:0:1:1", "0:0:1:4"])
         self.assertIn("below the REPORT LUNS well-known LUN", r["hosts"][0]["notes"])
-        luns, _ = self.lun_outcomes(r, "0:0:1")
+        self.assertIn("scan host0 0 1 -", t.commands())
+        luns, tgt = self.lun_outcomes(r, "0:0:1")
         self.assertEqual(luns, {1: "attached", 4: "attached"})
+        self.assertIn("kernel's scan of this target", tgt["luns"][0]["reason"])
+
+    def test_kernel_target_scan_then_database(self):
+        # the kernel's own scan attaches what the database forbids: undone
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "x" {\n\tvendor = "ACME"\n\tmax_lun = 3\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 16384\n"
+                          "lu 0:0:0:0 pq 3 vendor ACME version 5\n"
+                          "lu 0:0:0:2 vendor ACME version 5\nlu 0:0:0:6 vendor ACME version 5\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:2"])
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {2: "attached", 6: "detached"})
 
     def test_channels_and_limits(self):
         t = self.tree("host 0 max_channel 2 max_id 3 max_lun 8\n"
@@ -168,9 +183,10 @@ class Discovery(ScanTest):
         self.assertEqual(t.devices(), ["0:2:1:0"])
         cmds = t.commands()
         self.assertIn("scan host0 3 0 0", cmds)   # past max_channel: EINVAL ends it
-        # a host whose LUN limit is 8 refuses the well-known LUN
+        # a host whose LUN limit is 8 refuses the well-known LUN, and a
+        # target without LUN 0 is left to the kernel's scan of that target
         self.assertIn("scan host0 0 0 49409", cmds)
-        self.assertIn("scan host0 0 0 1", cmds)
+        self.assertIn("scan host0 0 0 -", cmds)
 
     def test_usb_host_never_gets_report_luns(self):
         t = self.tree("host 0 max_id 1 max_lun 8\n"

@@ -330,10 +330,30 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) - 1 ? n : sizeof(text) - 1),
 		 buf);
 	if (sscanf(text, "%15s %15s %23s", cs, ts, ls) != 3 || !strcmp(cs, "-") ||
-	    !strcmp(ts, "-") || !strcmp(ls, "-"))
-		die("scan '%s': the fake kernel takes only explicit C T L", text);
+	    !strcmp(ts, "-"))
+		die("scan '%s': the fake kernel takes only explicit C T", text);
 	c = strtoull(cs, NULL, 0);
 	t = strtoull(ts, NULL, 0);
+	if (!strcmp(ls, "-")) {
+		/* The kernel's own scan of one target: what REPORT LUNS lists. */
+		note("scan host%u %llu %llu -", h, c, t);
+		if (c > host->max_channel || t >= host->max_id) {
+			errno = EINVAL;
+			return -1;
+		}
+		for (size_t i = 0; i < nlus; i++) {
+			char dir[PATH_MAX];
+			struct stat st;
+
+			if (lus[i].h != h || lus[i].c != c || lus[i].t != t || lus[i].pq == 3)
+				continue;
+			snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%llu:%llu:%" PRIu64,
+				 root, h, c, t, lus[i].l);
+			if (stat(dir, &st) < 0)
+				attach(h, c, t, lus[i].l, &lus[i]);
+		}
+		return (int)n;
+	}
 	l = strtoull(ls, NULL, 0);
 	note("scan host%u %llu %llu %llu", h, c, t, l);
 	if (c > host->max_channel || t >= host->max_id || l >= host->max_lun) {

@@ -118,6 +118,7 @@ QEMU = [
     Scenario("qemu-sparselun-gap", pairs=[(0, 0, "DELL", "PV530F", 2), (0, 1, "DELL", "PV530F", 2),
                                           (0, 3, "DELL", "PV530F", 2), (0, 5, "DELL", "PV530F", 2)]),
     Scenario("qemu-no-lun-0", pairs=[(0, 1, "QEMU", "NOLUN0", 5), (0, 2, "QEMU", "NOLUN0", 5)]),
+    Scenario("qemu-only-lun-3-and-5", pairs=[(1, 3, "QEMU", "ONLY35", 5), (1, 5, "QEMU", "ONLY35", 5)]),
     Scenario("qemu-megasas-channel-2", hba="megasas",
              pairs=[(0, 0, "QEMU", "LD0", 5), (1, 0, "QEMU", "LD1", 5)]),
     Scenario("qemu-several-targets", pairs=[(0, 0, "QEMU", "T0", 5), (2, 0, "QEMU", "T2", 5),

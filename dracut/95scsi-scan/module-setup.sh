@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# dracut module: scsi-scan and the quirk database in the initramfs, so that
+# SCSI disks appear when the kernel runs with scsi_mod.scan=manual.
+# dracut provides moddir and dracutsysrootdir.
+# shellcheck disable=SC2154
+
+# called by dracut
+check() {
+	require_binaries scsi-scan || return 1
+	return 0
+}
+
+# called by dracut
+depends() {
+	echo udev-rules
+	return 0
+}
+
+# called by dracut
+installkernel() {
+	hostonly='' instmods sg
+}
+
+# called by dracut
+install() {
+	local dir f
+
+	inst_multiple scsi-scan
+	for dir in /usr/lib/scsi-scan/quirks.d /etc/scsi-scan/quirks.d; do
+		[[ -d "$dracutsysrootdir$dir" ]] || continue
+		inst_dir "$dir"
+		for f in "$dracutsysrootdir$dir"/*.conf; do
+			[[ -e "$f" || -L "$f" ]] || continue
+			inst "${f#"$dracutsysrootdir"}"
+		done
+	done
+	# Runs on every pass of the main loop until the root device appears.
+	inst_hook initqueue/settled 10 "$moddir/scsi-scan-settled.sh"
+}

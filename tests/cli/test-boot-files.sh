@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The initramfs-tools and dracut files: installed where the tools look, valid
+# shell, and the hooks copy what the boot needs.
+set -eu
+src=$1 dest=$2
+fail=0
+check() { if ! "$@"; then echo "FAIL: $*"; fail=1; fi; }
+
+for f in usr/share/initramfs-tools/hooks/scsi-scan \
+	 usr/share/initramfs-tools/scripts/init-premount/scsi-scan \
+	 usr/share/initramfs-tools/scripts/local-block/scsi-scan \
+	 usr/lib/dracut/modules.d/95scsi-scan/module-setup.sh \
+	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-settled.sh; do
+	check test -x "$dest/$f"
+done
+for f in "$src"/initramfs-tools/hooks/scsi-scan "$src"/initramfs-tools/scripts/*/scsi-scan \
+	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh; do
+	check sh -n "$f"
+done
+check bash -n "$src"/dracut/95scsi-scan/module-setup.sh
+if command -v shellcheck >/dev/null; then
+	check shellcheck -s sh "$src"/initramfs-tools/hooks/scsi-scan \
+		"$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh
+	check shellcheck -s bash "$src"/dracut/95scsi-scan/module-setup.sh
+fi
+# dracut: the module installs the binary, the quirk directories and the hook
+m=$src/dracut/95scsi-scan/module-setup.sh
+check grep -q 'inst_multiple scsi-scan' "$m"
+check grep -q '/usr/lib/scsi-scan/quirks.d' "$m"
+check grep -q 'inst_hook initqueue/settled' "$m"
+check grep -q 'instmods sg' "$m"
+# the boot scripts stay out of the way unless the kernel scans manually
+for f in "$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh; do
+	check grep -q '/sys/module/scsi_mod/parameters/scan' "$f"
+done
+# the hook with a fake hook-functions: copy_exec and the quirk files
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/hf" "$tmp/dest"
+cat > "$tmp/hook-functions" <<'EOS'
+copy_exec() { mkdir -p "$DESTDIR$(dirname "$2")"; cp "$1" "$DESTDIR$2"; echo "copy_exec $1 $2" >> "$LOG"; }
+manual_add_modules() { echo "module $*" >> "$LOG"; }
+EOS
+sed "s|/usr/share/initramfs-tools/hook-functions|$tmp/hook-functions|" \
+	"$src"/initramfs-tools/hooks/scsi-scan > "$tmp/hook"
+DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest sh "$tmp/hook"
+check grep -q "copy_exec $dest/usr/bin/scsi-scan /usr/bin/scsi-scan" "$tmp/log"
+check grep -q "module sg" "$tmp/log"
+check test -f "$tmp/dest/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf"
+[ $fail = 0 ] && echo "boot files: ok"
+exit $fail
