@@ -16,7 +16,8 @@ build=${BUILD_DIR:-$top/build}
 # Debian packages the build and tests need.
 packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  libsgutils2-dev libudev-dev check valgrind
-	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils)
+	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
+	  initramfs-tools dracut-core e2fsprogs util-linux systemd libsystemd-dev)
 
 need_packages() {
 	local missing=() p
