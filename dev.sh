@@ -4,7 +4,9 @@
 # dev.sh - install what is missing, build, and run the demonstration or the tests.
 #
 #   ./dev.sh demo    the main job: what the quirk database says about devices
-#   ./dev.sh test    every test suite (unit, quirks, and vm where it can run)
+#   ./dev.sh test    every test suite (unit, quirks, vm), then the unit
+#                    suites again under AddressSanitizer and UBSan, and every
+#                    fuzzer for FUZZ_SECONDS (default 45) each
 #
 # Builds in ./build (override with BUILD_DIR). Installs Debian packages with
 # apt-get when run as root (or through sudo), and says which ones otherwise.
@@ -17,7 +19,8 @@ build=${BUILD_DIR:-$top/build}
 packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  libsgutils2-dev libudev-dev check valgrind
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
-	  initramfs-tools dracut-core e2fsprogs util-linux systemd libsystemd-dev)
+	  initramfs-tools dracut-core e2fsprogs util-linux systemd libsystemd-dev
+	  clang-14 libclang-rt-14-dev libfuzzer-14-dev)
 
 need_packages() {
 	local missing=() p
@@ -66,22 +69,49 @@ demo() {
 	python3 "$top/tests/vm/test-scan.py" --demo "$build" "${DEMO_KERNEL:-6.12}"
 }
 
-test_all() {
-	local rc=0
-	meson test -C "$build" --print-errorlogs "$@" || rc=$?
-	python3 - "$build/meson-logs/testlog.json" <<-'EOF' || true
+# Counts the results of a meson test log into the totals.
+count_results() {
+	python3 - "$1" <<-'EOF'
 	import json, sys
-	passed = failed = skipped = 0
+	p = f = s = 0
 	for line in open(sys.argv[1]):
 	    r = json.loads(line)["result"]
 	    if r in ("OK", "EXPECTEDFAIL"):
-	        passed += 1
+	        p += 1
 	    elif r == "SKIP":
-	        skipped += 1
+	        s += 1
 	    else:
-	        failed += 1
-	print(f"{passed} passed, {failed} failed, {skipped} skipped")
+	        f += 1
+	print(p, f, s)
 	EOF
+}
+
+test_all() {
+	local rc=0 p f s tp=0 tf=0 ts=0 fuzz="$top/build-fuzz"
+
+	meson test -C "$build" --print-errorlogs "$@" || rc=$?
+	read -r p f s < <(count_results "$build/meson-logs/testlog.json")
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	if [ $# -eq 0 ]; then
+		echo "== The unit suites under AddressSanitizer and UBSan, then the fuzzers"
+		# shellcheck disable=SC2054 # commas belong to b_sanitize
+		local opts=(-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false --prefix=/usr)
+		[ "${CI:-}" = true ] && opts+=(-Dwerror=true)
+		if [ -f "$fuzz/build.ninja" ]; then
+			CC=clang-14 meson setup --reconfigure "${opts[@]}" "$fuzz" "$top" >/dev/null
+		else
+			CC=clang-14 meson setup "${opts[@]}" "$fuzz" "$top" >/dev/null
+		fi
+		ninja -C "$fuzz" >/dev/null
+		meson test -C "$fuzz" --print-errorlogs --suite unit --suite quirks || rc=1
+		read -r p f s < <(count_results "$fuzz/meson-logs/testlog.json")
+		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+		if "$top/fuzz/run.sh" "$fuzz" "${FUZZ_SECONDS:-45}" | tee "$fuzz/fuzz.txt"; then :; else rc=1; fi
+		p=$(grep -c ' ok$' "$fuzz/fuzz.txt" || true)
+		f=$(grep -c ' FAIL$' "$fuzz/fuzz.txt" || true)
+		tp=$((tp + p)) tf=$((tf + f))
+	fi
+	echo "$tp passed, $tf failed, $ts skipped"
 	return $rc
 }
 

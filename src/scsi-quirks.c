@@ -569,6 +569,7 @@ int main(int argc, char **argv)
 			if (*optarg == '\0' || *end || t < 0 || t > 31) {
 				fprintf(stderr, "scsi-quirks: --type takes 0-31, not '%s'\n",
 					optarg);
+				free(o.dirs);
 				return EXIT_USAGE;
 			}
 			o.type = (int)t;
@@ -588,17 +589,21 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			free(o.dirs);
 			return EXIT_SUCCESS;
 		case OPT_VERSION:
 			puts("scsi-quirks " PROJECT_VERSION);
+			free(o.dirs);
 			return EXIT_SUCCESS;
 		default:
 			usage(stderr);
+			free(o.dirs);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		usage(stderr);
+		free(o.dirs);
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];

@@ -255,6 +255,7 @@ int main(int argc, char **argv)
 
 			if (*optarg == '\0' || *end || t == 0 || t > 3600) {
 				fprintf(stderr, "scsi-scan: --timeout takes 1-3600 seconds\n");
+				free(o.dirs);
 				return EXIT_USAGE;
 			}
 			o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
@@ -265,17 +266,21 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			free(o.dirs);
 			return EXIT_SUCCESS;
 		case OPT_VERSION:
 			puts("scsi-scan " PROJECT_VERSION);
+			free(o.dirs);
 			return EXIT_SUCCESS;
 		default:
 			usage(stderr);
+			free(o.dirs);
 			return EXIT_USAGE;
 		}
 	}
 	args = argv + optind;
 	nargs = argc - optind;
+	ret = EXIT_USAGE;
 	if (nargs && strcmp(args[0], "list") == 0) {
 		cmd = CMD_LIST;
 		args++;
@@ -286,7 +291,7 @@ int main(int argc, char **argv)
 		nargs--;
 		if (nargs != 1) {
 			fputs("scsi-scan: explain takes one selector, e.g. 0:0:1\n", stderr);
-			return EXIT_USAGE;
+			goto out;
 		}
 	} else if (nargs && strcmp(args[0], "scan") == 0) {
 		args++;
@@ -294,10 +299,13 @@ int main(int argc, char **argv)
 	}
 	if (o.scan.force && !o.scan.remove) {
 		fputs("scsi-scan: --force only goes with --remove\n", stderr);
-		return EXIT_USAGE;
+		goto out;
 	}
-	if (parse_selectors(args, nargs, &sel, &nsel) < 0)
-		return EXIT_USAGE;
+	if (parse_selectors(args, nargs, &sel, &nsel) < 0) {
+		nargs = 0;
+		goto out;
+	}
+	ret = EXIT_FAILURE;
 	sys = sysfs_new(o.sysroot);
 	db = load_quirks(&o);
 	if (!sys || !db)

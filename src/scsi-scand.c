@@ -666,6 +666,7 @@ int main(int argc, char **argv)
 			d.max_workers = (unsigned int)strtoul(optarg, NULL, 10);
 			if (d.max_workers < 1 || d.max_workers > 1024) {
 				fputs("scsi-scand: --max-workers takes 1-1024\n", stderr);
+				free(d.dirs);
 				return EXIT_USAGE;
 			}
 			break;
@@ -692,17 +693,21 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			free(d.dirs);
 			return EXIT_SUCCESS;
 		case OPT_VERSION:
 			puts("scsi-scand " PROJECT_VERSION);
+			free(d.dirs);
 			return EXIT_SUCCESS;
 		default:
 			usage(stderr);
+			free(d.dirs);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		usage(stderr);
+		free(d.dirs);
 		return EXIT_USAGE;
 	}
 	d.notify = getenv("NOTIFY_SOCKET") != NULL;

@@ -409,6 +409,9 @@ static unsigned int better_line(struct prescan *ps, const char *msg, unsigned in
 }
 
 static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
 {
 	struct parse_ctx *ctx = current_ctx;
 	char *msg = NULL;

@@ -56,6 +56,9 @@ const char *sysfs_root(const struct sysfs_ctx *ctx)
 }
 
 static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
 {
 	size_t rl = strlen(ctx->root);
 	int n;

@@ -70,6 +70,9 @@ static bool loaded;
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_ioctl)(int, unsigned long, ...);
 
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -120,6 +123,8 @@ static void load(void)
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
 	root = getenv("FAKE_KERNEL_ROOT");
 	path = getenv("FAKE_KERNEL_SCRIPT");
+	/* The helpers this file runs (ls, rm) must not load it again. */
+	unsetenv("LD_PRELOAD");
 	if (!root || !path)
 		return;
 	f = fopen(path, "r");

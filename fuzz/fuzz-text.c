@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz-text - the small text parsers: selectors, dev_flags strings, uevent
+ * properties (split at newlines: action, subsystem, devtype, sysname, ua).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor.h"
+#include "quirks.h"
+#include "scan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *fields[5] = { NULL }, *p;
+	struct quirk_dev_flag *items;
+	struct scsi_event ev;
+	struct selector sel;
+	const char *err;
+	size_t n;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (selector_parse(text, &sel) == 0 && sel.host < -1)
+		__builtin_trap();
+	if (quirk_dev_flags_parse(text, &items, &n, &err) == 0)
+		quirk_dev_flags_free(items, n);
+	p = text;
+	for (int i = 0; i < 5 && p; i++) {
+		fields[i] = p;
+		p = strchr(p, '\n');
+		if (p)
+			*p++ = '\0';
+	}
+	scsi_event_classify(fields[0], fields[1], fields[2], fields[3], fields[4], &ev);
+	free(text);
+	return 0;
+}

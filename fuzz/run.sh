@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Runs every fuzzer of a -Dfuzz=true build for SECONDS each, from the seed
+# corpora in fuzz/corpus (copied: the seeds in the tree stay as they are).
+# Fails on any crash, leak or sanitizer report; prints executions and
+# coverage per target.
+set -u
+build=$1 seconds=${2:-60}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+printf '%-22s %12s %10s %8s %s\n' target executions exec/s cov result
+for fz in "$build"/fuzz/fuzz-*; do
+	[ -f "$fz" ] && [ -x "$fz" ] || continue
+	name=${fz##*/fuzz-}
+	mkdir -p "$work/$name"
+	cp "$src/corpus/$name"/* "$work/$name/" 2>/dev/null
+	log=$work/$name.log
+	"$fz" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$work/$name-" "$work/$name" >"$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+	result=ok
+	if [ $rc -ne 0 ] || grep -q 'ERROR: \(AddressSanitizer\|LeakSanitizer\|libFuzzer\)\|runtime error:' "$log"; then
+		result=FAIL
+		fail=1
+	fi
+	printf '%-22s %12s %10s %8s %s\n' "fuzz-$name" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$result"
+	if [ $result = FAIL ]; then
+		grep -m1 -A30 'ERROR\|runtime error' "$log"
+		ls "$work"/"$name"-* 2>/dev/null
+	fi
+done
+exit $fail
