@@ -3,7 +3,8 @@
 #
 # dev.sh - install what is missing, build, and run the demonstration or the tests.
 #
-#   ./dev.sh demo    the main job: what the quirk database says about devices
+#   ./dev.sh demo    the main job: the kernel's own scan beside scsi-scan's
+#   ./dev.sh bench   every benchmark, printed as a table (also bench/run)
 #   ./dev.sh test    every test suite (unit, quirks, vm), then the unit
 #                    suites again under AddressSanitizer and UBSan, and every
 #                    fuzzer for FUZZ_SECONDS (default 45) each
@@ -115,7 +116,24 @@ test_all() {
 	return $rc
 }
 
+bench() {
+	echo "== Quirk database: load and lookup against a linear list as the kernel keeps it"
+	ninja -C "$build" bench/bench-quirks >/dev/null
+	"$build/bench/bench-quirks" "$top/quirks.d"
+	echo
+	echo "== CPU instructions of a scan (callgrind, fake kernel, 1024 LUNs)"
+	"$top/bench/callgrind-scan.sh" "$build" "$top/quirks.d"
+	echo
+	echo "== On the real kernel (QEMU TCG, 2 vCPUs), ratios against the kernel's own scan"
+	python3 "$top/bench/vm-bench.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
+}
+
 case "${1:-}" in
+bench)
+	need_packages "${packages[@]}"
+	configure
+	bench
+	;;
 demo)
 	need_packages "${packages[@]}"
 	configure
@@ -128,7 +146,7 @@ test)
 	test_all "$@"
 	;;
 *)
-	echo "usage: $0 demo|test [meson test options]" >&2
+	echo "usage: $0 demo|test|bench [meson test options]" >&2
 	exit 2
 	;;
 esac

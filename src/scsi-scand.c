@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +36,9 @@
 #define EXIT_USAGE 2
 #define MAX_PENDING_TARGETS 64
 #define MAX_PENDING_LUNS 64
+/* A scan's deepest frames hold a few PATH_MAX buffers; 256 KiB is ample,
+ * and smaller cached stacks keep the daemon's memory down. */
+#define WORKER_STACK (256 * 1024)
 
 enum { LOG_TO_STDERR, LOG_TO_JOURNAL, LOG_TO_SYSLOG };
 
@@ -472,6 +476,7 @@ static void start(struct daemon *d, struct host_state *h)
 	d->running++;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
 	if (pthread_create(&tid, &attr, worker, j) != 0) {
 		say(LOG_ERR, "host%u: cannot start a worker", h->host);
 		db_put(d, j->db);
@@ -710,6 +715,8 @@ int main(int argc, char **argv)
 		free(d.dirs);
 		return EXIT_USAGE;
 	}
+	/* One malloc arena per worker thread would keep their pages. */
+	mallopt(M_ARENA_MAX, 2);
 	d.notify = getenv("NOTIFY_SOCKET") != NULL;
 	if (getenv("JOURNAL_STREAM") && !foreground)
 		log_target = LOG_TO_JOURNAL;
@@ -817,6 +824,9 @@ int main(int argc, char **argv)
 				start_queued(&d);
 				status(&d);
 			}
+			/* Idle again: hand what the scans freed back to the system. */
+			if (d.running == 0)
+				malloc_trim(0);
 		}
 		if (p[2].revents & POLLIN) {
 			char buf[4096];

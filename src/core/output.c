@@ -310,6 +310,8 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 			const struct target_report *t = &h->targets[k];
 
 			target_line(f, t);
+			if (verbose && t->method_reason[0])
+				fprintf(f, "    how: %s\n", t->method_reason);
 			if (verbose)
 				lun_lines(f, t, "    ");
 		}

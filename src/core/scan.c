@@ -276,6 +276,21 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 		return 0;
 	}
 	r = sgio_report_luns(fd, hs->ctx->opt.report_luns_timeout, &buf, &len, &err);
+	if (r != 0 && t->nkernel_luns) {
+		/* Only LUN 0 and the well-known LUN must answer REPORT LUNS; the
+		 * kernel asked through a LUN 0 we cannot reach, so what it
+		 * attached is the target's list. */
+		free(t->reported);
+		t->reported = malloc(t->nkernel_luns * sizeof(*t->reported));
+		if (!t->reported)
+			return -ENOMEM;
+		memcpy(t->reported, t->kernel_luns, t->nkernel_luns * sizeof(*t->reported));
+		t->nreported = t->nkernel_luns;
+		o->kind = PLAN_OUT_REPORT_LUNS;
+		o->luns = t->reported;
+		o->count = t->nreported;
+		return 0;
+	}
 	if (r != 0) {
 		snprintf(why, why_len, "%s", r > 0 ? err.text : strerror(-r));
 		return 0;

@@ -591,7 +591,7 @@ static int check_mounts(const struct sysfs_ctx *ctx, const struct node_set *s, c
 static int check_open(const struct sysfs_ctx *ctx, const struct node_set *s, char *why,
 		      size_t len)
 {
-	char proc[PATH_MAX];
+	char proc[PATH_MAX], self[16];
 	struct dirent *pe;
 	DIR *pd;
 	int r = 0;
@@ -601,12 +601,14 @@ static int check_open(const struct sysfs_ctx *ctx, const struct node_set *s, cha
 	pd = opendir(proc);
 	if (!pd)
 		return -errno;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
 	while (r == 0 && (pe = readdir(pd))) {
 		char fddir[PATH_MAX];
 		struct dirent *fe;
 		DIR *fd;
 
-		if (!isdigit((unsigned char)pe->d_name[0]))
+		/* Our own descriptors (the scan's sg node) hold nothing. */
+		if (!isdigit((unsigned char)pe->d_name[0]) || strcmp(pe->d_name, self) == 0)
 			continue;
 		if (snprintf(fddir, sizeof(fddir), "%s/%s/fd", proc, pe->d_name) >=
 		    (int)sizeof(fddir))

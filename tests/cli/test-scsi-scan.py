@@ -163,6 +163,20 @@ class Discovery(ScanTest):
         self.assertEqual(luns, {1: "attached", 4: "attached"})
         self.assertIn("kernel's scan of this target", tgt["luns"][0]["reason"])
 
+    def test_kernel_list_stands_in_for_report_luns(self):
+        # REPORT LUNS through LUN 3 fails (only LUN 0 must answer it): what
+        # the kernel's scan of the target attached is the list
+        t = self.tree("host 0 max_id 1 max_lun 16384\n"
+                      "lu 0:0:0:0 pq 3 version 5\n"
+                      "lu 0:0:0:3 version 5\nlu 0:0:0:5 version 5\n"
+                      "report 0:0:0 fail\n")
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:3", "0:0:0:5"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "REPORT LUNS")
+        self.assertEqual(tgt["report_luns"], [3, 5])
+        self.assertEqual(luns, {3: "attached", 5: "attached"})
+
     def test_kernel_target_scan_then_database(self):
         # the kernel's own scan attaches what the database forbids: undone
         with tempfile.TemporaryDirectory() as etc:
