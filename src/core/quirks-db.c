@@ -90,6 +90,23 @@ int quirk_db_add_buffer(struct quirk_db *db, const char *name, const char *buf, 
 	return 0;
 }
 
+/*
+ * The daemon runs as root and acts on these files: one that someone else
+ * could have written is refused: owned by root or by the user running us,
+ * not writable by others, and writable by its group only if that group is
+ * root's or ours.
+ */
+static const char *unsafe_owner(const struct stat *st)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "owned by another user";
+	if (st->st_mode & S_IWOTH)
+		return "writable by anyone";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0 && st->st_gid != getegid())
+		return "writable by another group";
+	return NULL;
+}
+
 static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 {
 	size_t len = 0, alloc = 0;
@@ -106,6 +123,10 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		r = -EISDIR;
+		goto fail;
+	}
+	if (unsafe_owner(&st)) {
+		r = -EPERM;
 		goto fail;
 	}
 	for (;;) {
@@ -225,6 +246,12 @@ static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_c
 	int r;
 
 	r = read_file(path, &buf, &len);
+	if (r == -EPERM) {
+		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
+				   "file refused: owned by another user, or writable by others") < 0)
+			return -ENOMEM;
+		return r;
+	}
 	if (r < 0) {
 		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r)) < 0)
 			return -ENOMEM;
@@ -285,6 +312,8 @@ static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
 		       struct quirk_diags *diags)
 {
 	struct dirent *de;
+	struct stat st;
+	const char *why;
 	DIR *d;
 	int r = 0;
 
@@ -294,6 +323,12 @@ static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
 			return 0;
 		return quirk_diag_add(diags, QUIRK_ERROR, dir, 0, "cannot open directory: %s",
 				      strerror(errno));
+	}
+	if (fstat(dirfd(d), &st) == 0 && (why = unsafe_owner(&st))) {
+		closedir(d);
+		return quirk_diag_add(diags, QUIRK_ERROR, dir, 0,
+				      "directory refused: %s (mode %04o, uid %u)", why,
+				      (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid);
 	}
 	while ((de = readdir(d))) {
 		struct dir_file *f = NULL;

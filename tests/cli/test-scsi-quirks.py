@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 TOOL, SHIPPED, FIXTURES = sys.argv[1:4]
@@ -62,6 +63,35 @@ class Check(unittest.TestCase):
                 f.write(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)))
             p = run("check", d, check_rc=1)
             self.assertIn("50-bin.conf:1: error: NUL byte", p.stderr)
+
+
+    def test_unsafe_files_and_directories_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "10-good.conf")
+            bad = os.path.join(d, "20-anyone.conf")
+            write(good, 'device "a" {\n\tvendor = "ACME"\n\tflags = {"notq"}\n}\n')
+            write(bad, 'device "b" {\n\tvendor = "EVIL"\n\tflags = {"nolun"}\n}\n')
+            os.chmod(bad, 0o666)
+            p = run("check", d, check_rc=1)
+            self.assertIn("20-anyone.conf: error: file refused", p.stderr)
+            self.assertIn("1 entries loaded", p.stdout)
+            os.chmod(d, 0o777)
+            p = run("check", d, check_rc=1)
+            self.assertIn("directory refused: writable by anyone", p.stderr)
+            os.chmod(d, 0o700)
+
+    def test_huge_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "50-huge.conf"), "w") as f:
+                for i in range(100000):
+                    f.write(f'device "d{i}" {{\n\tvendor = "V{i % 5000:04d}"\n'
+                            f'\tmodel = "M{i}"\n\tflags = {{"notq"}}\n}}\n')
+            t0 = time.monotonic()
+            p = run("check", d, check_rc=0)
+            took = time.monotonic() - t0
+            self.assertIn("100000 entries loaded, 0 errors", p.stdout)
+            print(f"100,000 entries checked in {took:.2f} s", file=sys.stderr)
+            self.assertLess(took, 60)
 
 
 class Query(unittest.TestCase):

@@ -383,6 +383,22 @@ class Remove(ScanTest):
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
 
+class Hostile(ScanTest):
+    def test_control_bytes_and_invalid_utf8(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor AC\\x1b[2JME model D\\xffisk\\x07\\x0a version 5\n")
+        outputs = [t.run("-v", rc=0).stdout, t.run("list", "-v", rc=0).stdout,
+                   t.run("list", "--json", rc=0).stdout, t.run("explain", "0:0:0", rc=0).stdout,
+                   t.run("--json", rc=0).stdout]
+        for out in outputs:
+            for ch in out:
+                self.assertFalse(ord(ch) < 0x20 and ch not in "\n" or ord(ch) >= 0x7f,
+                                 f"raw byte {ord(ch):#x} in output:\n{out}")
+        j = json.loads(outputs[2])
+        self.assertEqual(j[0]["vendor"], "AC [2JME")
+        self.assertEqual(j[0]["model"], "D isk")
+
+
 class ListExplain(ScanTest):
     def test_list(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"

@@ -103,11 +103,24 @@ static void note(const char *fmt, ...)
 	fclose(f);
 }
 
+/* '_' is a space and \xNN a byte, so scripts can hold hostile strings. */
 static void unscore(char *s)
 {
-	for (; *s; s++)
-		if (*s == '_')
-			*s = ' ';
+	char *out = s;
+
+	for (; *s; s++) {
+		unsigned int v;
+
+		if (*s == '_') {
+			*out++ = ' ';
+		} else if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1) {
+			*out++ = (char)v;
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
 }
 
 static void load(void)
