@@ -71,6 +71,31 @@ void device_list_free(struct device_info *list, size_t count);
 char *output_escape(const char *s, char *buf, size_t len);
 
 /**
+ * output_flags_json() - BLIST flags as a JSON array of their names
+ * @flags: the flag word
+ *
+ * Return: a new JSON array, e.g. ["nolun", "notq"].
+ */
+json_object *output_flags_json(uint64_t flags);
+
+/**
+ * output_sources_json() - the entries behind a quirk match, as JSON
+ * @m: the match
+ *
+ * Return: a new JSON array of {file, line, title}.
+ */
+json_object *output_sources_json(const struct quirk_match *m);
+
+/**
+ * output_lun_ranges() - the LUNs of one outcome, runs folded: "0-7,9"
+ * @t: the target's report
+ * @o: the outcome
+ * @buf: output ("" if none)
+ * @len: size of @buf
+ */
+void output_lun_ranges(const struct target_report *t, enum lun_outcome o, char *buf, size_t len);
+
+/**
  * output_list_text() - an lsscsi-like listing
  * @f: where to print
  * @list: the devices

@@ -12,6 +12,7 @@
 
 #include "blist.h"
 #include "inquiry.h"
+#include "output.h"
 #include "quirks.h"
 
 #define EXIT_USAGE 2
@@ -118,18 +119,6 @@ static void flags_text(uint64_t flags, char *buf, size_t len)
 		snprintf(buf, len, "%s", flags ? "?" : "(none)");
 }
 
-static json_object *flags_json(uint64_t flags)
-{
-	json_object *a = json_object_new_array();
-	size_t n;
-	const struct blist_flag *t = blist_flag_table(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (flags & t[i].bit)
-			json_object_array_add(a, json_object_new_string(t[i].name));
-	return a;
-}
-
 static json_object *entry_json(const struct quirk_entry *e)
 {
 	json_object *o = json_object_new_object();
@@ -142,9 +131,9 @@ static json_object *entry_json(const struct quirk_entry *e)
 	json_object_object_add(o, "revision",
 			       e->revision ? json_object_new_string(e->revision) : NULL);
 	json_object_object_add(o, "type", e->type >= 0 ? json_object_new_int(e->type) : NULL);
-	json_object_object_add(o, "flags", e->sets_flags ? flags_json(e->flags) : NULL);
-	json_object_object_add(o, "add_flags", flags_json(e->add_flags));
-	json_object_object_add(o, "drop_flags", flags_json(e->drop_flags));
+	json_object_object_add(o, "flags", e->sets_flags ? output_flags_json(e->flags) : NULL);
+	json_object_object_add(o, "add_flags", output_flags_json(e->add_flags));
+	json_object_object_add(o, "drop_flags", output_flags_json(e->drop_flags));
 	json_object_object_add(o, "max_lun",
 			       e->max_lun >= 0 ? json_object_new_int64(e->max_lun) : NULL);
 	json_object_object_add(o, "attach", e->attach >= 0 ? json_object_new_boolean(e->attach) :
@@ -228,7 +217,7 @@ static int cmd_query(const struct options *o)
 		return EXIT_FAILURE;
 	}
 	if (o->json) {
-		json_object *j = json_object_new_object(), *src = json_object_new_array();
+		json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "vendor", json_object_new_string(vendor));
 		json_object_object_add(j, "model", json_object_new_string(model));
@@ -236,23 +225,13 @@ static int cmd_query(const struct options *o)
 				       o->revision ? json_object_new_string(rev) : NULL);
 		json_object_object_add(j, "type", o->type >= 0 ? json_object_new_int(o->type) :
 								 NULL);
-		json_object_object_add(j, "flags", flags_json(m.flags));
+		json_object_object_add(j, "flags", output_flags_json(m.flags));
 		snprintf(f, sizeof(f), "0x%llx", (unsigned long long)m.flags);
 		json_object_object_add(j, "flags_value", json_object_new_string(f));
 		json_object_object_add(j, "max_lun",
 				       m.max_lun >= 0 ? json_object_new_int64(m.max_lun) : NULL);
 		json_object_object_add(j, "attach", json_object_new_boolean(m.attach));
-		for (size_t i = 0; i < m.count; i++) {
-			json_object *s = json_object_new_object();
-
-			json_object_object_add(s, "file",
-					       json_object_new_string(m.sources[i]->file));
-			json_object_object_add(s, "line", json_object_new_int(m.sources[i]->line));
-			json_object_object_add(s, "title",
-					       json_object_new_string(m.sources[i]->title));
-			json_object_array_add(src, s);
-		}
-		json_object_object_add(j, "sources", src);
+		json_object_object_add(j, "sources", output_sources_json(&m));
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);

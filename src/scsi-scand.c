@@ -242,33 +242,6 @@ static bool has_work(const struct host_state *h)
 	return h->want_full || h->ntargets || h->nluns;
 }
 
-static void luns_text(const struct target_report *t, enum lun_outcome o, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < t->nluns; i++) {
-		size_t e = i;
-		int n;
-
-		if (t->luns[i].outcome != o)
-			continue;
-		while (e + 1 < t->nluns && t->luns[e + 1].outcome == o &&
-		       t->luns[e + 1].lun == t->luns[e].lun + 1)
-			e++;
-		if (e == i)
-			n = snprintf(buf + used, len - used, "%s%" PRIu64, used ? "," : "",
-				     t->luns[i].lun);
-		else
-			n = snprintf(buf + used, len - used, "%s%" PRIu64 "-%" PRIu64,
-				     used ? "," : "", t->luns[i].lun, t->luns[e].lun);
-		if (n < 0 || (size_t)n >= len - used)
-			break;
-		used += n;
-		i = e;
-	}
-}
-
 static void quirk_text(const struct quirk_match *m, char *buf, size_t len)
 {
 	char flags[256];
@@ -308,7 +281,7 @@ static void log_report(const struct scan_report *rep)
 				continue;
 			}
 			quirk_text(&t->match, q, sizeof(q));
-			luns_text(t, LUN_ATTACHED, luns, sizeof(luns));
+			output_lun_ranges(t, LUN_ATTACHED, luns, sizeof(luns));
 			if (luns[0])
 				say(LOG_INFO, "%u:%u:%u: attached LUN %s of '%s' '%s' (%s, %s)",
 				    t->addr.host, t->addr.channel, t->addr.id, luns,

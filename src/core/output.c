@@ -123,7 +123,7 @@ static void flags_text(uint64_t flags, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static json_object *flags_json(uint64_t flags)
+json_object *output_flags_json(uint64_t flags)
 {
 	json_object *a = json_object_new_array();
 	size_t n;
@@ -135,7 +135,7 @@ static json_object *flags_json(uint64_t flags)
 	return a;
 }
 
-static json_object *sources_json(const struct quirk_match *m)
+json_object *output_sources_json(const struct quirk_match *m)
 {
 	json_object *a = json_object_new_array();
 
@@ -154,11 +154,11 @@ static json_object *quirks_json(const struct quirk_match *m)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "flags", flags_json(m->flags));
+	json_object_object_add(o, "flags", output_flags_json(m->flags));
 	json_object_object_add(o, "max_lun", m->max_lun >= 0 ? json_object_new_int64(m->max_lun) :
 							       NULL);
 	json_object_object_add(o, "attach", json_object_new_boolean(m->attach));
-	json_object_object_add(o, "sources", sources_json(m));
+	json_object_object_add(o, "sources", output_sources_json(m));
 	return o;
 }
 
@@ -220,6 +220,33 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+void output_lun_ranges(const struct target_report *t, enum lun_outcome o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->nluns; i++) {
+		size_t e = i;
+		int n;
+
+		if (t->luns[i].outcome != o)
+			continue;
+		while (e + 1 < t->nluns && t->luns[e + 1].outcome == o &&
+		       t->luns[e + 1].lun == t->luns[e].lun + 1)
+			e++;
+		if (e == i)
+			n = snprintf(buf + used, len - used, "%s%" PRIu64, used ? "," : "",
+				     t->luns[i].lun);
+		else
+			n = snprintf(buf + used, len - used, "%s%" PRIu64 "-%" PRIu64,
+				     used ? "," : "", t->luns[i].lun, t->luns[e].lun);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += n;
+		i = e;
+	}
 }
 
 /* Prints a target's LUN lines, runs of consecutive LUNs with the same
