@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Nothing lost: on the real kernel, LUNs that disappear from REPORT LUNS
+while mounted, held by a device-mapper linear device, or open by a process
+are never deleted by 'scsi-scan --remove'; once released, they are.
+
+usage: test-inuse.py BUILD_DIR KERNEL_SERIES
+"""
+
+import os
+import re
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1], sys.argv[2]
+
+GUEST = r"""
+SD=/sys/bus/pseudo/drivers/scsi_debug
+insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=6 scsi_level=5 dev_size_mb=16
+H=$(for h in /sys/class/scsi_host/host*; do echo ${h##*/host}; done | sort -n | tail -1)
+scsi-scan host$H > /dev/null
+blk() { ls /sys/bus/scsi/devices/$H:0:0:$1/block; }
+d3=$(blk 3); d4=$(blk 4); d5=$(blk 5)
+mkdir -p /mnt
+mke2fs -q /dev/$d3 && mount -t ext2 /dev/$d3 /mnt && echo "@@I mounted /dev/$d3"
+sectors=$(cat /sys/class/block/$d4/size)
+DM_DISABLE_UDEV=1 dmsetup create --noudevsync lin --table "0 $sectors linear /dev/$d4 0" && echo "@@I dm on /dev/$d4"
+sleep 600 < /dev/$d5 &
+HOLDER=$!
+echo "@@I /dev/$d5 open by $HOLDER"
+# The target now reports LUNs 0-2 only.
+echo 3 > $SD/max_luns
+scsi-scan --remove --json host$H > /tmp/remove.json 2>&1
+echo "@@R first rc=$? present=$(ls /sys/bus/scsi/devices | grep -c "^$H:0:0:")"
+tr -d '\n' < /tmp/remove.json | grep -o '{ *"lun":[0-9]*, *"outcome":"[a-z-]*", *"reason":"[^"]*" *}' | sed 's/^/@@J /'
+# Released: now they go.
+umount /mnt
+DM_DISABLE_UDEV=1 dmsetup remove --noudevsync lin
+kill $HOLDER; wait $HOLDER 2>/dev/null
+scsi-scan --remove --json host$H > /tmp/remove2.json 2>&1
+echo "@@R second rc=$? present=$(ls /sys/bus/scsi/devices | grep -c "^$H:0:0:")"
+tr -d '\n' < /tmp/remove2.json | grep -o '{ *"lun":[0-9]*, *"outcome":"[a-z-]*", *"reason":"[^"]*" *}' | sed 's/^/@@K /'
+"""
+
+
+def main():
+    start = time.monotonic()
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_project(BUILD, staging)
+        modules = vmlib.module_order(moddir, vmlib.BASE_MODULES +
+                                     ["crc32c_generic", "ext4", "dm_mod"])
+        initrd = os.path.join(tmp, "initrd.cpio")
+        vmlib.build_initramfs(initrd, staging, modules, vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL,
+                              programs=["/usr/sbin/dmsetup"])
+        vmlib.log(f"booting {release}: mounted, dm-held and open LUNs")
+        out = vmlib.boot(vmlinuz, initrd, timeout=600)
+    first = {int(m.group(1)): (m.group(2), m.group(3)) for m in
+             re.finditer(r'^@@J \{\s*"lun":(\d+),\s*"outcome":"([a-z-]+)",\s*"reason":"([^"]*)"', out,
+                         re.M)}
+    second = {int(m.group(1)): m.group(2) for m in
+              re.finditer(r'^@@K \{\s*"lun":(\d+),\s*"outcome":"([a-z-]+)"', out, re.M)}
+    failed = []
+
+    def check(name, ok, text):
+        print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {name:22} {text}")
+        if not ok:
+            failed.append(name)
+
+    setup = re.findall(r"^@@I (.*)$", out, re.M)
+    check("setup", len(setup) == 3, "; ".join(setup))
+    for lun, what in ((3, "is mounted on /mnt"), (4, "is held by dm-"), (5, "is open by pid")):
+        outcome, reason = first.get(lun, ("missing", ""))
+        check(f"LUN {lun} kept", outcome == "in-use" and what in reason, f"{outcome}: {reason}")
+    r1 = re.search(r"@@R first rc=(\d+) present=(\d+)", out)
+    check("nothing deleted", r1 and r1.group(2) == "6", f"LUNs still attached: "
+          f"{r1.group(2) if r1 else '?'} of 6")
+    r2 = re.search(r"@@R second rc=(\d+) present=(\d+)", out)
+    check("released, removed", r2 and r2.group(2) == "3" and
+          all(second.get(n) == "removed" for n in (3, 4, 5)),
+          f"after umount, dmsetup remove and kill: {second}")
+    if failed:
+        print("\n".join(out.splitlines()[-60:]))
+    print(f"{SERIES}: in-use {7 - len(failed)} passed, {len(failed)} failed, "
+          f"in {time.monotonic() - start:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except vmlib.VMError as e:
+        print(f"error: {e}")
+        sys.exit(1)
