@@ -98,11 +98,23 @@ static int run_once(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, si
 			err->category = SG_LIB_CAT_BUSY;
 		r = err->category;
 		break;
-	case SCSI_PT_RESULT_TRANSPORT_ERR:
-		err->category = SG_LIB_CAT_OTHER;
-		get_scsi_pt_transport_err_str(pt, sizeof(err->text), err->text);
+	case SCSI_PT_RESULT_TRANSPORT_ERR: {
+		char what[160];
+
+		get_scsi_pt_transport_err_str(pt, sizeof(what), what);
+		what[strcspn(what, "\n")] = '\0';
+		/* The midlayer's own timeout comes back as a host status. */
+		if (strstr(what, "DID_TIME_OUT")) {
+			err->category = SG_LIB_CAT_TIMEOUT;
+			snprintf(err->text, sizeof(err->text), "timed out after %u s (%s)", timeout,
+				 what);
+		} else {
+			err->category = SG_LIB_CAT_OTHER;
+			snprintf(err->text, sizeof(err->text), "transport error: %s", what);
+		}
 		r = err->category;
 		break;
+	}
 	default:
 		r = get_scsi_pt_os_err(pt);
 		snprintf(err->text, sizeof(err->text), "%s", strerror(r ? r : EIO));
