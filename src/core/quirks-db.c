@@ -574,18 +574,18 @@ int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags)
 			idx[n++] = i;
 	}
 	qsort_r(idx, n, sizeof(*idx), cmp_vendor_seq, db->entries);
+	/* At most one bucket per entry. */
+	db->buckets = calloc(n + 1, sizeof(*db->buckets));
+	if (!db->buckets) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < n;) {
 		struct vendor_bucket *b;
 		size_t j = i;
 
 		while (j < n && strcmp(db->entries[idx[j]].vendor, db->entries[idx[i]].vendor) == 0)
 			j++;
-		b = realloc(db->buckets, (db->nbuckets + 1) * sizeof(*b));
-		if (!b) {
-			r = -ENOMEM;
-			goto out;
-		}
-		db->buckets = b;
 		b = &db->buckets[db->nbuckets];
 		b->vendor = db->entries[idx[i]].vendor;
 		b->count = j - i;

@@ -60,10 +60,13 @@ struct chunk_end {
 struct prescan {
 	struct section_pos *sections;
 	size_t count;
+	size_t sections_alloc;
 	struct chunk_end *ends;
 	size_t nends;
+	size_t ends_alloc;
 	struct word_pos *words;
 	size_t nwords;
+	size_t words_alloc;
 	unsigned int open_quote_line;	/* unterminated string, or 0 */
 	unsigned int multi_line_quote;	/* first string that spans lines, or 0 */
 	unsigned int list_comment_line; /* '#' inside a { } list, or 0 */
@@ -219,13 +222,30 @@ static void prescan_free(struct prescan *ps)
 	free(ps->ends);
 }
 
-static int prescan_add_word(struct prescan *ps, const char *w, size_t n, unsigned int line)
+/* Makes room for one more element in an array that grows by doubling. */
+static int grow(void **array, size_t *alloc, size_t count, size_t size)
 {
-	struct word_pos *p = realloc(ps->words, (ps->nwords + 1) * sizeof(*p));
+	size_t n;
+	void *p;
 
+	if (count < *alloc)
+		return 0;
+	n = *alloc ? *alloc * 2 : 64;
+	p = realloc(*array, n * size);
 	if (!p)
 		return -ENOMEM;
-	ps->words = p;
+	*array = p;
+	*alloc = n;
+	return 0;
+}
+
+static int prescan_add_word(struct prescan *ps, const char *w, size_t n, unsigned int line)
+{
+	struct word_pos *p;
+
+	if (grow((void **)&ps->words, &ps->words_alloc, ps->nwords, sizeof(*p)) < 0)
+		return -ENOMEM;
+	p = ps->words;
 	p[ps->nwords].word = strndup(w, n);
 	p[ps->nwords].line = line;
 	p[ps->nwords].used = false;
@@ -237,11 +257,11 @@ static int prescan_add_word(struct prescan *ps, const char *w, size_t n, unsigne
 
 static int prescan_add_section(struct prescan *ps, unsigned int line, char *title)
 {
-	struct section_pos *p = realloc(ps->sections, (ps->count + 1) * sizeof(*p));
+	struct section_pos *p;
 
-	if (!p)
+	if (grow((void **)&ps->sections, &ps->sections_alloc, ps->count, sizeof(*p)) < 0)
 		return -ENOMEM;
-	ps->sections = p;
+	p = ps->sections;
 	memset(&p[ps->count], 0, sizeof(*p));
 	p[ps->count].line = line;
 	p[ps->count].title = title;
@@ -326,13 +346,14 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 				list = false;
 			i++;
 			if (depth == 0) {
-				struct chunk_end *e = realloc(ps->ends, (ps->nends + 1) * sizeof(*e));
+				struct chunk_end *e;
 
-				if (!e) {
+				if (grow((void **)&ps->ends, &ps->ends_alloc, ps->nends,
+					 sizeof(*e)) < 0) {
 					free(title);
 					return -ENOMEM;
 				}
-				ps->ends = e;
+				e = ps->ends;
 				e[ps->nends].offset = i;
 				e[ps->nends].line = line;
 				ps->nends++;
