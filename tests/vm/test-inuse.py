@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Nothing lost: on the real kernel, LUNs that disappear from REPORT LUNS
 while mounted, held by a device-mapper linear device, or open by a process
-are never deleted by 'scsi-scan --remove'; once released, they are.
+are never deleted by 'scsi-scand --remove' (on the change event) or
+'scsi-scan --remove'; once released, they are.
 
 usage: test-inuse.py BUILD_DIR KERNEL_SERIES
 """
@@ -32,8 +33,23 @@ DM_DISABLE_UDEV=1 dmsetup create --noudevsync lin --table "0 $sectors linear /de
 sleep 600 < /dev/$d5 &
 HOLDER=$!
 echo "@@I /dev/$d5 open by $HOLDER"
-# The target now reports LUNs 0-2 only.
+# The daemon, with --remove, hears the target's LUN inventory change.
+mkdir -p /run/udev /lib/systemd
+ln -sf /bin/udevadm /lib/systemd/systemd-udevd
+/lib/systemd/systemd-udevd --daemon
+udevadm settle -t 10
+scsi-scand --foreground --remove > /tmp/scand.log 2>&1 &
+DPID=$!
+sleep 2
+# The target now reports LUNs 0-2 only; a command to LUN 0 draws the unit
+# attention, the kernel sends the change event.
 echo 3 > $SD/max_luns
+sg=$(ls /sys/bus/scsi/devices/$H:0:0:0/scsi_generic)
+sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+n=0; while ! grep -q "$H:0:0:5: in-use" /tmp/scand.log && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+grep -E ": in-use|: removed|LUNs data" /tmp/scand.log | sed 's/^/@@D /'
+echo "@@R daemon present=$(ls /sys/bus/scsi/devices | grep -c "^$H:0:0:")"
+kill $DPID
 scsi-scan --remove --json host$H > /tmp/remove.json 2>&1
 echo "@@R first rc=$? present=$(ls /sys/bus/scsi/devices | grep -c "^$H:0:0:")"
 tr -d '\n' < /tmp/remove.json | grep -o '{ *"lun":[0-9]*, *"outcome":"[a-z-]*", *"reason":"[^"]*" *}' | sed 's/^/@@J /'
@@ -57,7 +73,7 @@ def main():
                                      ["crc32c_generic", "ext4", "dm_mod"])
         initrd = os.path.join(tmp, "initrd.cpio")
         vmlib.build_initramfs(initrd, staging, modules, vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL,
-                              programs=["/usr/sbin/dmsetup"])
+                              programs=["/usr/sbin/dmsetup", "/bin/udevadm"])
         vmlib.log(f"booting {release}: mounted, dm-held and open LUNs")
         out = vmlib.boot(vmlinuz, initrd, timeout=600)
     first = {int(m.group(1)): (m.group(2), m.group(3)) for m in
@@ -77,6 +93,13 @@ def main():
     for lun, what in ((3, "is mounted on /mnt"), (4, "is held by dm-"), (5, "is open by pid")):
         outcome, reason = first.get(lun, ("missing", ""))
         check(f"LUN {lun} kept", outcome == "in-use" and what in reason, f"{outcome}: {reason}")
+    daemon = re.findall(r"^@@D (.*)$", out, re.M)
+    kept = [d for d in daemon if ": in-use:" in d]
+    rd = re.search(r"@@R daemon present=(\d+)", out)
+    check("daemon keeps them", len(kept) == 3 and rd and rd.group(1) == "6" and
+          not [d for d in daemon if ": removed:" in d],
+          f"scsi-scand --remove on the change event: {len(kept)} kept in use, "
+          f"{rd.group(1) if rd else '?'} of 6 still attached")
     r1 = re.search(r"@@R first rc=(\d+) present=(\d+)", out)
     check("nothing deleted", r1 and r1.group(2) == "6", f"LUNs still attached: "
           f"{r1.group(2) if r1 else '?'} of 6")
@@ -86,7 +109,7 @@ def main():
           f"after umount, dmsetup remove and kill: {second}")
     if failed:
         print("\n".join(out.splitlines()[-60:]))
-    print(f"{SERIES}: in-use {7 - len(failed)} passed, {len(failed)} failed, "
+    print(f"{SERIES}: in-use {8 - len(failed)} passed, {len(failed)} failed, "
           f"in {time.monotonic() - start:.0f} s")
     return 1 if failed else 0
 
