@@ -9,8 +9,6 @@ usage: test-daemon.py BUILD_DIR KERNEL_SERIES
 import os
 import re
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
@@ -111,26 +109,11 @@ sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
 
 
 def main():
-    start = time.monotonic()
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_project(BUILD, staging)
-        modules = vmlib.module_order(moddir, vmlib.BASE_MODULES)
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, modules,
-                              vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL,
-                              programs=["/bin/udevadm"])
-        vmlib.log(f"booting {release} with systemd-udevd and scsi-scand")
-        out = vmlib.boot(vmlinuz, initrd, timeout=900)
+    checks = vmlib.Checks(SERIES, "daemon")
+    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, GUEST,
+                             programs=["/bin/udevadm"], what="systemd-udevd and scsi-scand")
+    check = checks.check
     res = {m.group(1): m.group(2) for m in re.finditer(r"^@@T (\S+) (.*)$", out, re.M)}
-    failed = []
-
-    def check(name, ok, text):
-        print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {name:16} {text}")
-        if not ok:
-            failed.append(name)
-
     def field(name, key):
         m = re.search(rf"{key}=(\S+)", res.get(name, ""))
         return m.group(1) if m else None
@@ -165,16 +148,8 @@ def main():
           f"32 hosts added at once: all scanned, one scan each, in "
           f"{cs(field('burst', 'time'))} ms ({res.get('burst', '')[:60]})")
     print(f"       daemon {res.get('rss', '?')}")
-    if failed:
-        print("\n".join(line for line in out.splitlines() if line.startswith(("@@", "["))))
-    print(f"{SERIES}: daemon {6 - len(failed)} passed, {len(failed)} failed, "
-          f"in {time.monotonic() - start:.0f} s")
-    return 1 if failed else 0
+    return checks.finish(out, tail=200)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vmlib.VMError as e:
-        print(f"error: {e}")
-        sys.exit(1)
+    vmlib.main_guard(main)

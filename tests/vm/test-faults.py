@@ -12,8 +12,6 @@ usage: test-faults.py BUILD_DIR KERNEL_SERIES
 import os
 import re
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
@@ -74,27 +72,15 @@ echo
 
 
 def main():
-    start = time.monotonic()
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_project(BUILD, staging)
-        modules = vmlib.module_order(moddir, vmlib.BASE_MODULES)
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, modules, vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL)
-        vmlib.log(f"booting {release}: fault injection with scsi_debug")
-        out = vmlib.boot(vmlinuz, initrd, timeout=900)
+    checks = vmlib.Checks(SERIES, "faults")
+    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, GUEST,
+                             what="fault injection with scsi_debug")
     res = {m.group(1): m.group(2) for m in re.finditer(r"^@@F (\S+) (.*)$", out, re.M)}
-    failed = []
+    check = checks.check
 
     def num(name, key):
         m = re.search(rf"{key}=(-?\d+)", res.get(name, ""))
         return int(m.group(1)) if m else None
-
-    def check(name, ok, text):
-        print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {name:22} {text}")
-        if not ok:
-            failed.append(name)
 
     t = num("inquiry-timeout", "t")
     check("inquiry-timeout", num("inquiry-timeout", "rc") in (0, 1) and t is not None and
@@ -118,16 +104,8 @@ def main():
     check("medium-error", num("medium-error", "rc") == 0 and num("medium-error", "luns") == 4,
           f"medium errors on every read: {num('medium-error', 'luns')} of 4 LUNs attached, "
           f"exit {num('medium-error', 'rc')}")
-    if failed:
-        print("\n".join(out.splitlines()[-50:]))
-    print(f"{SERIES}: faults {5 - len(failed)} passed, {len(failed)} failed, "
-          f"in {time.monotonic() - start:.0f} s")
-    return 1 if failed else 0
+    return checks.finish(out, tail=50)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vmlib.VMError as e:
-        print(f"error: {e}")
-        sys.exit(1)
+    vmlib.main_guard(main)

@@ -11,8 +11,6 @@ usage: test-inuse.py BUILD_DIR KERNEL_SERIES
 import os
 import re
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
@@ -64,30 +62,17 @@ tr -d '\n' < /tmp/remove2.json | grep -o '{ *"lun":[0-9]*, *"outcome":"[a-z-]*",
 
 
 def main():
-    start = time.monotonic()
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_project(BUILD, staging)
-        modules = vmlib.module_order(moddir, vmlib.BASE_MODULES +
-                                     ["crc32c_generic", "ext4", "dm_mod"])
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, modules, vmlib.INIT_HEAD + GUEST + vmlib.INIT_TAIL,
-                              programs=["/usr/sbin/dmsetup", "/bin/udevadm"])
-        vmlib.log(f"booting {release}: mounted, dm-held and open LUNs")
-        out = vmlib.boot(vmlinuz, initrd, timeout=600)
+    checks = vmlib.Checks(SERIES, "in-use")
+    _, out = vmlib.run_guest(BUILD, SERIES,
+                             vmlib.BASE_MODULES + ["crc32c_generic", "ext4", "dm_mod"], GUEST,
+                             programs=["/usr/sbin/dmsetup", "/bin/udevadm"],
+                             what="mounted, dm-held and open LUNs", timeout=600)
+    check = checks.check
     first = {int(m.group(1)): (m.group(2), m.group(3)) for m in
              re.finditer(r'^@@J \{\s*"lun":(\d+),\s*"outcome":"([a-z-]+)",\s*"reason":"([^"]*)"', out,
                          re.M)}
     second = {int(m.group(1)): m.group(2) for m in
               re.finditer(r'^@@K \{\s*"lun":(\d+),\s*"outcome":"([a-z-]+)"', out, re.M)}
-    failed = []
-
-    def check(name, ok, text):
-        print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {name:22} {text}")
-        if not ok:
-            failed.append(name)
-
     setup = re.findall(r"^@@I (.*)$", out, re.M)
     check("setup", len(setup) == 3, "; ".join(setup))
     for lun, what in ((3, "is mounted on /mnt"), (4, "is held by dm-"), (5, "is open by pid")):
@@ -107,16 +92,8 @@ def main():
     check("released, removed", r2 and r2.group(2) == "3" and
           all(second.get(n) == "removed" for n in (3, 4, 5)),
           f"after umount, dmsetup remove and kill: {second}")
-    if failed:
-        print("\n".join(out.splitlines()[-60:]))
-    print(f"{SERIES}: in-use {8 - len(failed)} passed, {len(failed)} failed, "
-          f"in {time.monotonic() - start:.0f} s")
-    return 1 if failed else 0
+    return checks.finish(out)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vmlib.VMError as e:
-        print(f"error: {e}")
-        sys.exit(1)
+    vmlib.main_guard(main)

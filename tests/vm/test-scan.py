@@ -184,7 +184,7 @@ compare() {
 def sd_script(scenarios):
     lines = [GUEST_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
-        lines.append(f"before=$(all_hosts)")
+        lines.append("before=$(all_hosts)")
         lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
         lines.append("set -- $(new_hosts \"$before\")")
         lines.append("hk=$1; ho=$2")

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import subprocess
 import tempfile
 import time
@@ -221,3 +222,49 @@ def install_project(build_dir, dest):
     for p in glob.glob(os.path.join(dest, "usr", "bin", "*")):
         st = os.stat(p)
         os.chmod(p, st.st_mode | stat.S_IXUSR)
+
+
+def run_guest(build, series, modules, script, programs=(), timeout=900, what=""):
+    """Installs the project, boots @series with @modules loaded and @script as
+    the body of /init; returns (release, console output)."""
+    vmlinuz, moddir, release = prepare_kernel(series)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        install_project(build, staging)
+        initrd = os.path.join(tmp, "initrd.cpio")
+        build_initramfs(initrd, staging, module_order(moddir, modules),
+                        INIT_HEAD + script + INIT_TAIL, programs=programs)
+        log(f"booting {release}{': ' + what if what else ''}")
+        return release, boot(vmlinuz, initrd, timeout=timeout)
+
+
+class Checks:
+    """Prints one line per check and a closing 'N passed, N failed' line."""
+
+    def __init__(self, series, suite):
+        self.series, self.suite = series, suite
+        self.passed, self.failed = 0, []
+        self.start = time.monotonic()
+
+    def check(self, name, ok, text, width=22):
+        print(f"{'ok' if ok else 'FAIL':4} {self.series:5} {name:{width}} {text}", flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(name)
+
+    def finish(self, out, tail=60):
+        if self.failed:
+            print("\n".join(out.splitlines()[-tail:]))
+        print(f"{self.series}: {self.suite} {self.passed} passed, {len(self.failed)} failed, "
+              f"in {time.monotonic() - self.start:.0f} s")
+        return 1 if self.failed else 0
+
+
+def main_guard(main):
+    """Runs a test's main and turns a VMError into a clear failure."""
+    try:
+        sys.exit(main())
+    except VMError as e:
+        print(f"error: {e}")
+        sys.exit(1)
