@@ -242,6 +242,23 @@ static bool has_work(const struct host_state *h)
 	return h->want_full || h->ntargets || h->nluns;
 }
 
+/* A host that went away keeps no state, unless a worker still runs for it
+ * (then it goes when the worker ends). */
+static void host_forget(struct daemon *d, struct host_state *h)
+{
+	struct host_state **pp;
+
+	if (h->running || h->present || has_work(h))
+		return;
+	for (pp = &d->hosts; *pp; pp = &(*pp)->next) {
+		if (*pp == h) {
+			*pp = h->next;
+			free(h);
+			return;
+		}
+	}
+}
+
 static void quirk_text(const struct quirk_match *m, char *buf, size_t len)
 {
 	char flags[256];
@@ -506,6 +523,7 @@ static void handle_event(struct daemon *d, const struct scsi_event *ev)
 		h->present = false;
 		h->want_full = h->want_remove = h->queued = false;
 		h->ntargets = h->nluns = 0;
+		host_forget(d, h);
 		return;
 	case SCSI_EVENT_TARGET_ADD:
 		want_target(h, ev->channel, ev->id);
@@ -793,6 +811,7 @@ int main(int argc, char **argv)
 				if (h) {
 					h->running = false;
 					start(&d, h);
+					host_forget(&d, h);
 				}
 				start_queued(&d);
 				status(&d);

@@ -102,6 +102,12 @@ scans=""
 for h in $burst; do scans="$scans $(grep -c "host$h: scanned" /tmp/scand.log)"; done
 result burst "hosts=$(echo $burst | wc -w) missing=$missing time=$((t1 - t0)) scans=[$scans ]"
 
+# The burst's hosts go again: the daemon forgets them and stays up.
+echo -32 > $SD/add_host
+udevadm settle -t 60; sleep 1
+alive=no; kill -0 $PID 2>/dev/null && alive=yes
+result remove-burst "alive=$alive removed=$(grep -c ': removed$' /tmp/scand.log)"
+
 # RSS of the daemon after all that.
 result rss "$(grep VmRSS /proc/$PID/status | tr -s ' ')"
 sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
@@ -147,6 +153,9 @@ def main():
           counts == ["1"] * 32,
           f"32 hosts added at once: all scanned, one scan each, in "
           f"{cs(field('burst', 'time'))} ms ({res.get('burst', '')[:60]})")
+    check("remove-burst", field("remove-burst", "alive") == "yes" and
+          int(field("remove-burst", "removed") or 0) >= 32,
+          f"32 hosts removed at once: {res.get('remove-burst')}")
     print(f"       daemon {res.get('rss', '?')}")
     return checks.finish(out, tail=200)
 
