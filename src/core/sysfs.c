@@ -156,27 +156,35 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Opens a directory under the root; a missing one is empty, not an error
+ * (no host, no device yet): then *ret is NULL. */
+static int open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
+{
+	char path[PATH_MAX];
+	int r;
+
+	*ret = NULL;
+	r = sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	*ret = opendir(path);
+	if (!*ret && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
 int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *ret_count)
 {
 	unsigned int *hosts = NULL;
 	size_t count = 0;
-	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 	int r;
 
-	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host");
+	r = open_dir(ctx, "/sys/class/scsi_host", &d);
 	if (r < 0)
 		return r;
-	d = opendir(path);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret_hosts = NULL;
-		*ret_count = 0;
-		return 0;
-	}
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		unsigned int h;
 		char extra;
 		unsigned int *p;
@@ -192,7 +200,8 @@ int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *r
 		hosts = p;
 		hosts[count++] = h;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	if (count)
 		qsort(hosts, count, sizeof(*hosts), cmp_uint);
 	*ret_hosts = hosts;
@@ -245,23 +254,14 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 {
 	struct scsi_addr *addrs = NULL;
 	size_t count = 0, alloc = 0;
-	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 	int r;
 
-	r = sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices");
+	r = open_dir(ctx, "/sys/bus/scsi/devices", &d);
 	if (r < 0)
 		return r;
-	d = opendir(path);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret_addrs = NULL;
-		*ret_count = 0;
-		return 0;
-	}
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		struct scsi_addr a;
 
 		if (!parse_addr(de->d_name, &a))
@@ -282,7 +282,8 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 		}
 		addrs[count++] = a;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	if (count)
 		qsort(addrs, count, sizeof(*addrs), cmp_addr);
 	*ret_addrs = addrs;
