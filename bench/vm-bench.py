@@ -35,6 +35,39 @@ new_hosts() {
 }
 # wait_until PATH...: the time at which all exist (a C loop, no forks)
 wait_until() { monotonic wait "$@"; }
+# many_hosts WHO: 8 hosts of 128 LUNs, module load to the last LUN, 3 rounds
+many_hosts() {
+	who=$1 i=0
+	while [ $i -lt 3 ]; do
+		before=$(all_hosts)
+		t0=$(now)
+		insmod /lib/test-modules/scsi_debug.ko add_host=8 delay=0 max_luns=128 no_uld=1
+		set -- $(new_hosts "$before")
+		last=""; for h in "$@"; do last="$last /sys/bus/scsi/devices/$h:0:0:127"; done
+		t1=$(wait_until $last)
+		echo "@@B many-hosts round=$i ${who}_us=$((t1 - t0))"
+		udevadm settle -t 60
+		rmmod scsi_debug
+		udevadm settle -t 60
+		i=$((i + 1))
+	done
+}
+# hotplug_rounds WHO: add_host of 8, then 512 LUNs, to the last LUN attached
+hotplug_rounds() {
+	who=$1
+	for luns in 8 512; do
+		echo $luns > $P/max_luns
+		i=0
+		while [ $i -lt $ROUNDS ]; do
+			before=$(all_hosts)
+			t0=$(now); echo 1 > $SD/add_host
+			set -- $(new_hosts "$before")
+			t1=$(wait_until /sys/bus/scsi/devices/$1:0:0:$((luns - 1)))
+			echo "@@B hotplug-$luns round=$i ${who}_us=$((t1 - t0))"
+			i=$((i + 1))
+		done
+	done
+}
 mkdir -p /run/udev /lib/systemd
 ln -sf /bin/udevadm /lib/systemd/systemd-udevd
 /lib/systemd/systemd-udevd --daemon
@@ -88,37 +121,13 @@ PID=$!
 sleep 1
 echo "@@M idle $(grep VmRSS /proc/$PID/status | tr -s ' \t' ' ')"
 insmod /lib/test-modules/scsi_debug.ko add_host=0 delay=0 max_luns=8 no_uld=1
-for luns in 8 512; do
-	echo $luns > $P/max_luns
-	i=0
-	while [ $i -lt $ROUNDS ]; do
-		before=$(all_hosts)
-		t0=$(now); echo 1 > $SD/add_host
-		set -- $(new_hosts "$before")
-		t1=$(wait_until /sys/bus/scsi/devices/$1:0:0:$((luns - 1)))
-		echo "@@B hotplug-$luns round=$i ours_us=$((t1 - t0))"
-		i=$((i + 1))
-	done
-done
+hotplug_rounds ours
 udevadm settle -t 60
 rmmod scsi_debug
 udevadm settle -t 60
 
 # Many hosts: 8 hosts of 128 LUNs, module load to the last LUN.
-i=0
-while [ $i -lt 3 ]; do
-	before=$(all_hosts)
-	t0=$(now)
-	insmod /lib/test-modules/scsi_debug.ko add_host=8 delay=0 max_luns=128 no_uld=1
-	set -- $(new_hosts "$before")
-	last=""; for h in "$@"; do last="$last /sys/bus/scsi/devices/$h:0:0:127"; done
-	t1=$(wait_until $last)
-	echo "@@B many-hosts round=$i ours_us=$((t1 - t0))"
-	udevadm settle -t 60
-	rmmod scsi_debug
-	udevadm settle -t 60
-	i=$((i + 1))
-done
+many_hosts ours
 
 # 1,000 events: host add uevents, each a real (idempotent) rescan.
 insmod /lib/test-modules/scsi_debug.ko add_host=4 delay=0 max_luns=8 no_uld=1
@@ -135,37 +144,13 @@ kill $PID
 
 # Boot 2: scan=async, the kernel scans at module load.
 ASYNC = COMMON + r"""
-i=0
-while [ $i -lt 3 ]; do
-	before=$(all_hosts)
-	t0=$(now)
-	insmod /lib/test-modules/scsi_debug.ko add_host=8 delay=0 max_luns=128 no_uld=1
-	set -- $(new_hosts "$before")
-	last=""; for h in "$@"; do last="$last /sys/bus/scsi/devices/$h:0:0:127"; done
-	t1=$(wait_until $last)
-	echo "@@B many-hosts round=$i kernel_us=$((t1 - t0))"
-	udevadm settle -t 60
-	rmmod scsi_debug
-	udevadm settle -t 60
-	i=$((i + 1))
-done
+many_hosts kernel
 """
 
 # Boot 3: scan=sync, the kernel scans inside add_host.
 SYNC = COMMON + r"""
 insmod /lib/test-modules/scsi_debug.ko add_host=0 delay=0 max_luns=8 no_uld=1
-for luns in 8 512; do
-	echo $luns > $P/max_luns
-	i=0
-	while [ $i -lt $ROUNDS ]; do
-		before=$(all_hosts)
-		t0=$(now); echo 1 > $SD/add_host
-		set -- $(new_hosts "$before")
-		t1=$(wait_until /sys/bus/scsi/devices/$1:0:0:$((luns - 1)))
-		echo "@@B hotplug-$luns round=$i kernel_us=$((t1 - t0))"
-		i=$((i + 1))
-	done
-done
+hotplug_rounds kernel
 """
 
 

@@ -87,8 +87,4 @@ dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release}
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vmlib.VMError as e:
-        print(f"error: {e}")
-        sys.exit(1)
+    vmlib.main_guard(main)

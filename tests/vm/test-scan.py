@@ -341,8 +341,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vmlib.VMError as e:
-        print(f"error: {e}")
-        sys.exit(1)
+    vmlib.main_guard(main)
