@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <scsi/sg.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +68,9 @@ static size_t nreports;
 static const char *root;
 static bool loaded;
 
+/* The daemon scans hosts from several threads; the fake kernel's state
+ * (device directories, sg numbers, unit attentions) changes under one lock. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_ioctl)(int, unsigned long, ...);
 
@@ -122,6 +126,9 @@ static void unscore(char *s)
 	}
 	*out = '\0';
 }
+
+/* Runs before main, so no thread can see a half-read script. */
+static void load(void) __attribute__((constructor));
 
 static void load(void)
 {
@@ -457,11 +464,19 @@ ssize_t write(int fd, const void *buf, size_t n)
 	if (strncmp(path, root, rl) != 0)
 		return real_write(fd, buf, n);
 	if (sscanf(path + rl, "/sys/class/scsi_host/host%u/scan", &h) == 1 &&
-	    strcmp(strrchr(path, '/'), "/scan") == 0)
-		return fake_scan(h, buf, n);
+	    strcmp(strrchr(path, '/'), "/scan") == 0) {
+		pthread_mutex_lock(&lock);
+		len = fake_scan(h, buf, n);
+		pthread_mutex_unlock(&lock);
+		return len;
+	}
 	if (strncmp(path + rl, "/sys/bus/scsi/devices/", 22) == 0 &&
-	    strcmp(strrchr(path, '/'), "/delete") == 0)
-		return fake_delete(path, n);
+	    strcmp(strrchr(path, '/'), "/delete") == 0) {
+		pthread_mutex_lock(&lock);
+		len = fake_delete(path, n);
+		pthread_mutex_unlock(&lock);
+		return len;
+	}
 	return real_write(fd, buf, n);
 }
 
@@ -592,5 +607,8 @@ int ioctl(int fd, unsigned long req, ...)
 	path[len] = '\0';
 	if (strncmp(path, root, strlen(root)) != 0)
 		return real_ioctl(fd, req, arg);
-	return fake_sg_io(path, arg);
+	pthread_mutex_lock(&lock);
+	len = fake_sg_io(path, arg);
+	pthread_mutex_unlock(&lock);
+	return (int)len;
 }
