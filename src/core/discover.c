@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * discover.c - which targets of a host to scan, and why. No I/O.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "discover.h"
+
+const char *discover_transport_name(enum discover_transport t)
+{
+	switch (t) {
+	case DISCOVER_ISCSI:
+		return "iSCSI";
+	case DISCOVER_FC:
+		return "FC";
+	case DISCOVER_SAS:
+		return "SAS";
+	default:
+		return "none (probed)";
+	}
+}
+
+void discover_init(struct discover *d, const struct discover_input *in)
+{
+	memset(d, 0, sizeof(*d));
+	d->in = *in;
+	d->channel = in->channel >= 0 ? (unsigned int)in->channel : 0;
+	d->id = in->id >= 0 ? (unsigned int)in->id : 0;
+}
+
+static void act(struct discover_action *a, enum discover_action_kind kind, unsigned int channel,
+		unsigned int id, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void act(struct discover_action *a, enum discover_action_kind kind, unsigned int channel,
+		unsigned int id, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->channel = channel;
+	a->id = id;
+	va_start(ap, fmt);
+	vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
+	va_end(ap);
+}
+
+static bool selected(const struct discover_input *in, unsigned int channel, unsigned int id)
+{
+	return (in->channel < 0 || (unsigned int)in->channel == channel) &&
+	       (in->id < 0 || (unsigned int)in->id == id);
+}
+
+/* A transport's targets: each listed one once, nothing else. */
+static void step_listed(struct discover *d, enum discover_outcome last, struct discover_action *a)
+{
+	const struct discover_input *in = &d->in;
+	const char *tn = discover_transport_name(in->transport);
+
+	if (last == DISCOVER_OUT_FOUND)
+		d->found++;
+	while (d->next < in->ntargets) {
+		const struct discover_target *t = &in->targets[d->next++];
+
+		if (!t->is_target || (t->has_id && !selected(in, t->channel, t->id)))
+			continue;
+		if (!t->has_id) {
+			/* Without an id the transport's user_scan skips it: only
+			 * a whole-host scan can name it, as a failure. */
+			if (in->id >= 0 || (in->channel >= 0 && (unsigned int)in->channel != t->channel))
+				continue;
+			act(a, DISCOVER_FAIL, t->channel, 0,
+			    "%s %s (%s) is a target without a SCSI target id: the kernel cannot "
+			    "scan it", t->name, t->address, t->state);
+			a->listed = true;
+			return;
+		}
+		if (!t->reachable) {
+			act(a, DISCOVER_FAIL, t->channel, t->id,
+			    "listed by %s %s, but its state is %s: not reachable", t->name,
+			    t->address, t->state);
+			a->listed = true;
+			return;
+		}
+		act(a, DISCOVER_TRY, t->channel, t->id, "listed by %s %s (%s)", t->name, t->address,
+		    t->state);
+		a->listed = true;
+		return;
+	}
+	if (in->id >= 0 && d->found == 0)
+		act(a, DISCOVER_DONE, 0, 0,
+		    "%s transport: no target %d:%d among the %zu its topology lists; an id it "
+		    "does not list is never tried (its user_scan accepts any id)", tn,
+		    in->channel < 0 ? 0 : in->channel, in->id, in->ntargets);
+	else
+		act(a, DISCOVER_DONE, 0, 0,
+		    "%s transport: targets taken from its topology (%zu listed), no id probed: "
+		    "its user_scan accepts any id", tn, in->ntargets);
+}
+
+static void probe_next_channel(struct discover *d, struct discover_action *a, const char *why)
+{
+	const struct discover_input *in = &d->in;
+
+	if (in->channel >= 0) {
+		act(a, DISCOVER_DONE, 0, 0, "probed channel %u (%s): %u target(s)", d->channel, why,
+		    d->found);
+		return;
+	}
+	if (d->channel + 1 >= DISCOVER_CHANNELS_MAX) {
+		act(a, DISCOVER_DONE, 0, 0,
+		    "probed channels 0-%u (%s) and stopped at the bound of %u channels: %u "
+		    "target(s)", d->channel, why, DISCOVER_CHANNELS_MAX, d->found);
+		a->failed = true;
+		return;
+	}
+	d->channel++;
+	d->id = in->id >= 0 ? (unsigned int)in->id : 0;
+	d->empty = 0;
+	d->channel_accepted = false;
+	act(a, DISCOVER_TRY, d->channel, d->id, "probed: channel %u, id %u", d->channel, d->id);
+}
+
+/* No transport: ids and channels until the host refuses them. */
+static void step_probe(struct discover *d, enum discover_outcome last, struct discover_action *a)
+{
+	const struct discover_input *in = &d->in;
+	char why[96];
+
+	if (!d->started) {
+		d->started = true;
+		act(a, DISCOVER_TRY, d->channel, d->id, "probed: channel %u, id %u", d->channel,
+		    d->id);
+		return;
+	}
+	if (last == DISCOVER_OUT_LIMIT) {
+		if (d->channel_accepted) {
+			snprintf(why, sizeof(why), "id %u refused (EINVAL)", d->id);
+			probe_next_channel(d, a, why);
+			return;
+		}
+		if (in->channel >= 0 && in->id >= 0) {
+			act(a, DISCOVER_DONE, 0, 0,
+			    "channel %u, target %u is past the host's limits (EINVAL)", d->channel,
+			    d->id);
+			a->failed = true;
+			return;
+		}
+		if (d->channel == 0 || d->channel == (unsigned int)in->channel)
+			act(a, DISCOVER_DONE, 0, 0,
+			    "probed: the host refused channel %u, id %u (EINVAL): %u target(s)",
+			    d->channel, d->id, d->found);
+		else
+			act(a, DISCOVER_DONE, 0, 0,
+			    "probed channels 0-%u, each until the host refused an id (EINVAL); "
+			    "channel %u refused: %u target(s)", d->channel - 1, d->channel, d->found);
+		return;
+	}
+	d->channel_accepted = true;
+	if (last == DISCOVER_OUT_FOUND) {
+		d->found++;
+		d->empty = 0;
+	} else {
+		d->empty++;
+	}
+	if (in->id >= 0) {
+		snprintf(why, sizeof(why), "only id %u selected", d->id);
+		probe_next_channel(d, a, why);
+		return;
+	}
+	if (d->empty >= DISCOVER_EMPTY_IDS_MAX) {
+		/* A host that refuses no id refuses no channel either. */
+		act(a, DISCOVER_DONE, 0, 0,
+		    "probed channel %u up to id %u: %u ids in a row without a target and none "
+		    "refused, so the host checks no limits; later channels not probed: %u "
+		    "target(s)", d->channel, d->id, DISCOVER_EMPTY_IDS_MAX, d->found);
+		return;
+	}
+	if (d->id + 1 >= DISCOVER_IDS_MAX) {
+		act(a, DISCOVER_DONE, 0, 0,
+		    "probed channel %u and stopped at the bound of %u ids: %u target(s)", d->channel,
+		    DISCOVER_IDS_MAX, d->found);
+		a->failed = true;
+		return;
+	}
+	d->id++;
+	act(a, DISCOVER_TRY, d->channel, d->id, "probed: channel %u, id %u", d->channel, d->id);
+}
+
+void discover_step(struct discover *d, enum discover_outcome last, struct discover_action *next)
+{
+	if (d->in.transport == DISCOVER_PROBE)
+		step_probe(d, last, next);
+	else
+		step_listed(d, last, next);
+}
