@@ -5,10 +5,12 @@
 #ifndef SCSI_SCAN_SCAN_H
 #define SCSI_SCAN_SCAN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "discover.h"
 #include "inquiry.h"
 #include "plan.h"
 #include "quirks.h"
@@ -85,10 +87,13 @@ struct lun_report {
  * @addr: host, channel, id (lun unused)
  * @failed: the scan of this target did not finish
  * @error: why, when @failed
+ * @found_reason: how discovery came to this target (listed by the
+ *	transport's topology, or probed)
+ * @reach_reason: how its LUNs were reached when LUN 0 is absent, or empty
  * @probe_lun: the LUN that commands went through (0, a W-LUN, or another)
  * @kernel_luns: LUNs the kernel's own scan of this target attached (only for a
- *	target without LUN 0 on a host whose LUN limit is below the REPORT LUNS
- *	well-known LUN)
+ *	target without LUN 0 whose REPORT LUNS well-known LUN could not be used:
+ *	refused with EINVAL, or nothing attached)
  * @nkernel_luns: how many
  * @kernel_kept: per kernel LUN, whether the database agrees with it
  * @has_inquiry: @inq is valid
@@ -108,6 +113,8 @@ struct target_report {
 	struct scsi_addr addr;
 	bool failed;
 	char error[256];
+	char found_reason[DISCOVER_REASON_LEN];
+	char reach_reason[PLAN_REASON_LEN + 96];
 	uint64_t probe_lun;
 	uint64_t *kernel_luns;
 	size_t nkernel_luns;
@@ -131,6 +138,8 @@ struct target_report {
  * @host: the host number
  * @failed: the host could not be scanned at all
  * @error: why
+ * @transport: where its targets came from
+ * @discovery: how discovery went and why it ended
  * @notes: remarks about the discovery, e.g. how targets without LUN 0 were
  *	looked for
  * @targets: the targets found
@@ -140,6 +149,8 @@ struct host_report {
 	unsigned int host;
 	bool failed;
 	char error[256];
+	enum discover_transport transport;
+	char discovery[DISCOVER_REASON_LEN];
 	char notes[256];
 	struct target_report *targets;
 	size_t ntargets;
@@ -163,6 +174,10 @@ struct scan_report {
  * @inquiry_timeout: seconds for INQUIRY
  * @report_luns_timeout: seconds for REPORT LUNS
  * @lock_wait: wait for the host lock instead of failing
+ * @host_timeout: seconds one host's scan may take; past it the target being
+ *	scanned and the host fail (0: no bound)
+ * @target_timeout: seconds one target's scan may take; past it the target
+ *	fails and the next one is scanned (0: no bound)
  */
 struct scan_options {
 	bool dry_run;
@@ -171,18 +186,31 @@ struct scan_options {
 	unsigned int inquiry_timeout;
 	unsigned int report_luns_timeout;
 	bool lock_wait;
+	unsigned int host_timeout;
+	unsigned int target_timeout;
 };
+
+/* Scan writes one target's scan may issue, and one host's. */
+#define SCAN_TARGET_WRITES_MAX 65536
+#define SCAN_HOST_WRITES_MAX 262144
+
+/* Default bounds on time, in seconds. */
+#define SCAN_HOST_TIMEOUT_DEFAULT 900
+#define SCAN_TARGET_TIMEOUT_DEFAULT 300
 
 /**
  * struct scan_ctx - what a scan needs
  * @sys: the path context
  * @db: the quirk database, finalized
  * @opt: options
+ * @cancel: if set and true, the scan stops at its next step: the target
+ *	being scanned and its host are reported as cancelled
  */
 struct scan_ctx {
 	const struct sysfs_ctx *sys;
 	const struct quirk_db *db;
 	struct scan_options opt;
+	const atomic_bool *cancel;
 };
 
 /**
@@ -191,12 +219,15 @@ struct scan_ctx {
  * @sel: the selector
  * @rep: the report, appended to
  *
- * Per host: take the host lock, find targets (LUN 0 through the scan file;
- * targets without LUN 0 through the REPORT LUNS well-known LUN, or LUN 1
- * where the host's LUN limit is below it), then scan each target.
+ * Per host: take the host lock, find targets (from the transport's
+ * topology, or by probing ids: discover.h), reach each (LUN 0 through the
+ * scan file; without LUN 0, the REPORT LUNS well-known LUN; where that
+ * attaches nothing, the kernel's scan of that one target), then scan it.
+ * Every scan ends: writes and time per host and target are bounded.
  *
  * Return: 0 (failures of single hosts or targets are in @rep), -ENODEV if
- * a selected host does not exist, -ENOMEM.
+ * a selected host does not exist, -ECANCELED if @ctx->cancel was set (the
+ * hosts scanned so far are in @rep), -ENOMEM.
  */
 int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep);
 

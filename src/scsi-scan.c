@@ -38,6 +38,10 @@ static void usage(FILE *f)
 	      "                         (repeatable, lowest precedence first)\n"
 	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path\n"
 	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout (default 20 and 30)\n"
+	      "      --host-timeout SECS\n"
+	      "                         bound on one host's scan (default 900, 0 none)\n"
+	      "      --target-timeout SECS\n"
+	      "                         bound on one target's scan (default 300, 0 none)\n"
 	      "      --wait             wait for a host another scan holds, instead of failing\n"
 	      "  -h, --help             this text\n"
 	      "      --version          the version\n"
@@ -55,6 +59,20 @@ struct options {
 	const char *sysroot;
 	struct scan_options scan;
 };
+
+/* Seconds for a scan bound: 0 (none) to a day. */
+static int parse_bound(const char *s, unsigned int *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v > 86400)
+		return -EINVAL;
+	*ret = (unsigned int)v;
+	return 0;
+}
 
 static struct quirk_db *load_quirks(const struct options *o)
 {
@@ -196,7 +214,7 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 int main(int argc, char **argv)
 {
 	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_TIMEOUT,
-	       OPT_WAIT, OPT_VERSION };
+	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_WAIT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
@@ -206,12 +224,17 @@ int main(int argc, char **argv)
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "host-timeout", required_argument, NULL, OPT_HOST_TIMEOUT },
+		{ "target-timeout", required_argument, NULL, OPT_TARGET_TIMEOUT },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	struct options o = { .scan = { .inquiry_timeout = 20, .report_luns_timeout = 30 } };
+	struct options o = { .scan = { .inquiry_timeout = 20,
+				       .report_luns_timeout = 30,
+				       .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+				       .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT } };
 	enum { CMD_SCAN, CMD_LIST, CMD_EXPLAIN } cmd = CMD_SCAN;
 	struct selector *sel = NULL;
 	struct sysfs_ctx *sys = NULL;
@@ -261,6 +284,16 @@ int main(int argc, char **argv)
 			o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
 			break;
 		}
+		case OPT_HOST_TIMEOUT:
+		case OPT_TARGET_TIMEOUT:
+			if (parse_bound(optarg, c == OPT_HOST_TIMEOUT ? &o.scan.host_timeout :
+									&o.scan.target_timeout) < 0) {
+				fprintf(stderr, "scsi-scan: --%s takes 0-86400 seconds\n",
+					c == OPT_HOST_TIMEOUT ? "host-timeout" : "target-timeout");
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_WAIT:
 			o.scan.lock_wait = true;
 			break;

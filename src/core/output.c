@@ -329,6 +329,8 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 
 		if (h->failed)
 			fprintf(f, "host%u: FAILED: %s\n", h->host, h->error);
+		if (verbose && h->discovery[0] && !h->failed)
+			fprintf(f, "host%u: targets: %s\n", h->host, h->discovery);
 		if (verbose && h->notes[0])
 			fprintf(f, "host%u: %s\n", h->host, h->notes);
 		if (!h->failed && !h->ntargets && verbose)
@@ -337,6 +339,10 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 			const struct target_report *t = &h->targets[k];
 
 			target_line(f, t);
+			if (verbose && t->found_reason[0])
+				fprintf(f, "    found: %s\n", t->found_reason);
+			if (verbose && t->reach_reason[0])
+				fprintf(f, "    reached: %s\n", t->reach_reason);
 			if (verbose && t->method_reason[0])
 				fprintf(f, "    how: %s\n", t->method_reason);
 			if (verbose)
@@ -352,11 +358,16 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 
 		if (h->failed)
 			fprintf(f, "host%u: FAILED: %s\n", h->host, h->error);
+		fprintf(f, "host%u: transport %s\n", h->host, discover_transport_name(h->transport));
 		for (size_t k = 0; k < h->ntargets; k++) {
 			const struct target_report *t = &h->targets[k];
 			char v[64], m[80], r[40], flags[256];
 
 			fprintf(f, "target %u:%u:%u\n", t->addr.host, t->addr.channel, t->addr.id);
+			if (t->found_reason[0])
+				fprintf(f, "  found: %s\n", t->found_reason);
+			if (t->reach_reason[0])
+				fprintf(f, "  reached: %s\n", t->reach_reason);
 			if (t->has_inquiry) {
 				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n", t->probe_lun,
 					t->inquiry_source);
@@ -413,6 +424,9 @@ json_object *output_scan_json(const struct scan_report *rep)
 								NULL);
 		json_object_object_add(ho, "notes", h->notes[0] ? json_object_new_string(h->notes) :
 								  NULL);
+		json_object_object_add(ho, "transport",
+				       json_object_new_string(discover_transport_name(h->transport)));
+		json_object_object_add(ho, "discovery", json_object_new_string(h->discovery));
 		for (size_t k = 0; k < h->ntargets; k++) {
 			const struct target_report *t = &h->targets[k];
 			json_object *to = json_object_new_object(), *luns = json_object_new_array();
@@ -423,6 +437,11 @@ json_object *output_scan_json(const struct scan_report *rep)
 			json_object_object_add(to, "failed", json_object_new_boolean(t->failed));
 			json_object_object_add(to, "error",
 					       t->failed ? json_object_new_string(t->error) : NULL);
+			json_object_object_add(to, "found", json_object_new_string(t->found_reason));
+			json_object_object_add(to, "reached",
+					       t->reach_reason[0] ?
+						       json_object_new_string(t->reach_reason) :
+						       NULL);
 			if (t->has_inquiry) {
 				json_object *inq = json_object_new_object();
 

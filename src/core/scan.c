@@ -9,17 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blist.h"
 #include "luns.h"
 #include "scan.h"
 #include "sgio.h"
+#include "topology.h"
 
 #define DEFAULT_MAX_LUNS 512
-/* Transports that check no target id (SAS) never answer EINVAL: stop
- * after this many ids in a row without a target. */
-#define EMPTY_IDS_MAX 512
 
 /* One host's scan in progress. */
 struct host_scan {
@@ -32,7 +31,67 @@ struct host_scan {
 	int scan_fd;
 	const struct scsi_addr *before;
 	size_t nbefore;
+	uint64_t start_ms;
+	uint64_t target_start_ms;
+	size_t writes;
+	size_t target_writes;
+	char stop_reason[160];
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Whether the scan must stop before its next step. Return: 0 go on,
+ * -ETIMEDOUT the current target is past its bound (the host goes on with
+ * the next), -ECANCELED the host is past its bound or the scan was
+ * cancelled. @stop_reason says which.
+ */
+static int scan_bound(struct host_scan *hs)
+{
+	const struct scan_options *o = &hs->ctx->opt;
+	uint64_t now = now_ms();
+
+	if (hs->ctx->cancel && atomic_load(hs->ctx->cancel)) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason), "cancelled (the program is "
+								   "stopping)");
+		return -ECANCELED;
+	}
+	if (o->host_timeout && now - hs->start_ms >= (uint64_t)o->host_timeout * 1000) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "stopped: the host's scan reached its time bound of %u s", o->host_timeout);
+		return -ECANCELED;
+	}
+	if (hs->writes >= SCAN_HOST_WRITES_MAX) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "stopped: the host's scan reached its bound of %d scan writes",
+			 SCAN_HOST_WRITES_MAX);
+		return -ECANCELED;
+	}
+	if (o->target_timeout && now - hs->target_start_ms >= (uint64_t)o->target_timeout * 1000) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "stopped: the target's scan reached its time bound of %u s",
+			 o->target_timeout);
+		return -ETIMEDOUT;
+	}
+	if (hs->target_writes >= SCAN_TARGET_WRITES_MAX) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "stopped: the target's scan reached its bound of %d scan writes",
+			 SCAN_TARGET_WRITES_MAX);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static bool is_stop(int r)
+{
+	return r == -ETIMEDOUT || r == -ECANCELED;
+}
 
 /* Whether a LUN was attached when this host's scan started. */
 static bool attached_before(const struct host_scan *hs, const struct scsi_addr *a)
@@ -56,6 +115,12 @@ static bool attached_before(const struct host_scan *hs, const struct scsi_addr *
 static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned int id,
 			   uint64_t lun)
 {
+	int r = scan_bound(hs);
+
+	if (r < 0)
+		return r;
+	hs->writes++;
+	hs->target_writes++;
 	if (hs->scan_fd < 0) {
 		hs->scan_fd = sysfs_scan_open(hs->ctx->sys, hs->host);
 		if (hs->scan_fd < 0)
@@ -248,6 +313,10 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 		o->kind = PLAN_OUT_LIMIT;
 		return add_lun(t, lun, LUN_LIMIT, "the host refuses this LUN (EINVAL): past its "
 						  "LUN limit");
+	}
+	if (is_stop(r)) {
+		o->kind = PLAN_OUT_ABSENT;
+		return add_lun(t, lun, LUN_FAILED, "not tried: %s", hs->stop_reason);
 	}
 	if (r < 0) {
 		o->kind = PLAN_OUT_ABSENT;
@@ -479,14 +548,26 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = apply_probe(hs, t, a.lun, a.reason, &o);
 		if (r < 0)
 			break;
+		r = scan_bound(hs);
+		if (r < 0) {
+			target_fail(t, "%s", hs->stop_reason);
+			r = r == -ECANCELED ? r : 0;
+			break;
+		}
 	}
 	t->method = plan_method(&p, &method_reason);
 	snprintf(t->method_reason, sizeof(t->method_reason), "%s", method_reason);
 	plan_free(&p);
 	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
 		r = remove_unlisted(hs, t);
-cleanup:
-	r = r < 0 ? r : undo_kernel_luns(hs, t);
+cleanup: {
+	/* Even a stopped scan takes back what the kernel attached against
+	 * the database. */
+	int r2 = undo_kernel_luns(hs, t);
+
+	if (r == 0)
+		r = r2;
+}
 	if (temporary) {
 		int r2 = detach(hs, t, t->probe_lun,
 				"the REPORT LUNS well-known LUN, attached only to reach the target");
@@ -496,7 +577,7 @@ cleanup:
 	}
 out:
 	sgio_close(fd);
-	return r == -ENOMEM ? r : 0;
+	return r == -ENOMEM || r == -ECANCELED ? r : 0;
 }
 
 static bool any_lun_of(const struct scsi_addr *addrs, size_t n, unsigned int channel,
@@ -542,21 +623,39 @@ static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t,
 	return 0;
 }
 
-/* Finds one target and scans it. Return: 1 found, 0 nothing there,
- * -EINVAL the id or channel is past the host's limits, other errors. */
-static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
+/* A target report for @c, @t with how discovery found it. */
+static struct target_report *found_target(struct host_scan *hs, unsigned int c, unsigned int t,
+					  const struct discover_action *why)
+{
+	struct target_report *tr = new_target(hs->rep, c, t);
+
+	if (tr && why)
+		snprintf(tr->found_reason, sizeof(tr->found_reason), "%s", why->reason);
+	return tr;
+}
+
+/* Finds one target and scans it. Return: 1 found (or listed by the
+ * topology, and reported either way), 0 nothing there, -EINVAL the id or
+ * channel is past the host's limits, -ECANCELED the host's scan must
+ * stop, other errors. */
+static int try_target(struct host_scan *hs, const struct discover_action *da,
 		      const struct selector *sel, const struct scsi_addr *before, size_t nbefore)
 {
 	const struct scan_ctx *ctx = hs->ctx;
+	unsigned int c = da->channel, t = da->id;
 	struct scsi_addr a = { hs->host, c, t, 0 };
 	struct target_report *tr;
 	bool lun0_new = false, temporary = false, found;
+	const char *wlun_result = NULL;
+	char reach[sizeof(tr->reach_reason)] = "";
 	uint64_t probe = 0, *kluns = NULL;
 	size_t nkluns = 0;
 	int r;
 
 	bool had = any_lun_of(before, nbefore, c, t, &probe);
 
+	hs->target_start_ms = now_ms();
+	hs->target_writes = 0;
 	found = sysfs_device_exists(ctx->sys, &a);
 	if (found) {
 		probe = 0;
@@ -564,7 +663,7 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 		/* LUN 0 first, as the kernel's target scan does. */
 		r = host_scan_write(hs, c, t, 0);
 		if (r < 0 && !(r == -EINVAL && had))
-			return r;
+			goto refused;
 		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
 			found = true;
 			lun0_new = true;
@@ -572,8 +671,11 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 		}
 	}
 	/* No LUN 0, but another LUN of the target is attached: use it. */
-	if (!found && had)
+	if (!found && had) {
 		found = true;
+		snprintf(reach, sizeof(reach), "LUN 0 absent: commands go through LUN %" PRIu64
+			 ", attached before this scan", probe);
+	}
 	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible) {
 		a.lun = LUN_WLUN_REPORT_LUNS;
 		r = host_scan_write(hs, c, t, LUN_WLUN_REPORT_LUNS);
@@ -584,19 +686,27 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 				 "(49409): a target without LUN 0 is scanned by the kernel, then "
 				 "the quirk database applied");
 		} else if (r < 0) {
-			return r;
+			goto refused;
 		} else if (sysfs_device_exists(ctx->sys, &a)) {
 			found = true;
 			temporary = true;
 			probe = LUN_WLUN_REPORT_LUNS;
+			snprintf(reach, sizeof(reach),
+				 "LUN 0 absent: reached through the REPORT LUNS well-known LUN "
+				 "(49409), attached for this scan and detached after it");
+		} else {
+			wlun_result = "attached nothing (the device refused it, e.g. with CHECK "
+				      "CONDITION)";
 		}
 	}
-	if (!found && !ctx->opt.dry_run && hs->wlun_impossible) {
+	if (hs->wlun_impossible)
+		wlun_result = "is past the host's LUN limit (EINVAL)";
+	if (!found && !ctx->opt.dry_run) {
 		/* No way to reach the target without the kernel: let it scan
 		 * this one target ("C T -"), then apply the database. */
 		r = host_scan_write(hs, c, t, UINT64_MAX);
 		if (r < 0 && r != -EINVAL)
-			return r;
+			goto refused;
 		if (r == 0) {
 			r = kernel_attached(hs, c, t, &kluns, &nkluns);
 			if (r < 0)
@@ -604,16 +714,32 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 			if (nkluns) {
 				found = true;
 				probe = kluns[0];
+				snprintf(reach, sizeof(reach),
+					 "LUN 0 absent and the REPORT LUNS well-known LUN %s: the "
+					 "kernel scanned this one target (C T -), then the quirk "
+					 "database was applied to what it attached",
+					 wlun_result ? wlun_result : "unusable");
 			}
 		}
 	}
+	if (!found && da->listed) {
+		tr = found_target(hs, c, t, da);
+		if (!tr)
+			return -ENOMEM;
+		snprintf(tr->end_reason, sizeof(tr->end_reason),
+			 "%s: no LUN answered (not LUN 0, not the REPORT LUNS well-known LUN, "
+			 "not the kernel's scan of the target)",
+			 ctx->opt.dry_run ? "dry run, nothing attached" : "listed by the topology");
+		return 1;
+	}
 	if (!found)
 		return 0;
-	tr = new_target(hs->rep, c, t);
+	tr = found_target(hs, c, t, da);
 	if (!tr) {
 		free(kluns);
 		return -ENOMEM;
 	}
+	snprintf(tr->reach_reason, sizeof(tr->reach_reason), "%s", reach);
 	tr->probe_lun = probe;
 	tr->kernel_luns = kluns;
 	tr->nkernel_luns = nkluns;
@@ -624,82 +750,163 @@ static int try_target(struct host_scan *hs, unsigned int c, unsigned int t,
 	}
 	r = scan_target(hs, tr, sel, temporary, lun0_new);
 	return r < 0 ? r : 1;
+
+refused:
+	if (r == -EINVAL && !da->listed)
+		return r;
+	if (!da->listed && !is_stop(r))
+		return r;
+	/* A target the topology lists, or one whose scan hit a bound, is
+	 * reported as failed, not passed over. */
+	tr = found_target(hs, c, t, da);
+	if (!tr)
+		return -ENOMEM;
+	if (is_stop(r))
+		target_fail(tr, "%s", hs->stop_reason);
+	else
+		target_fail(tr, "listed by the topology, but the scan write failed: %s",
+			    strerror(-r));
+	return r == -ECANCELED ? r : 1;
+}
+
+/* Dry run: only targets that have an attached LUN, and the topology's
+ * unreachable ones, are looked at. */
+static int dry_run_host(struct host_scan *hs, const struct selector *sel,
+			const struct discover_target *listed, size_t nlisted)
+{
+	const struct scsi_addr *before = hs->before;
+	int r = 0;
+
+	for (size_t i = 0; i < hs->nbefore; i++) {
+		struct discover_action da = { .kind = DISCOVER_TRY };
+		struct target_report *tr;
+
+		if (i > 0 && before[i].channel == before[i - 1].channel &&
+		    before[i].id == before[i - 1].id)
+			continue;
+		if ((sel->channel != SCAN_WILDCARD && before[i].channel != (unsigned)sel->channel) ||
+		    (sel->id != SCAN_WILDCARD && before[i].id != (unsigned)sel->id))
+			continue;
+		snprintf(da.reason, sizeof(da.reason), "a LUN of it is attached (dry run)");
+		for (size_t k = 0; k < nlisted; k++)
+			if (listed[k].has_id && listed[k].channel == before[i].channel &&
+			    listed[k].id == before[i].id)
+				snprintf(da.reason, sizeof(da.reason), "listed by %s %s (%s)",
+					 listed[k].name, listed[k].address, listed[k].state);
+		tr = found_target(hs, before[i].channel, before[i].id, &da);
+		if (!tr)
+			return -ENOMEM;
+		tr->probe_lun = before[i].lun;
+		hs->target_start_ms = now_ms();
+		r = scan_target(hs, tr, sel, false, false);
+		if (r < 0)
+			return r;
+	}
+	for (size_t k = 0; k < nlisted; k++) {
+		const struct discover_target *lt = &listed[k];
+		struct target_report *tr;
+
+		if (!lt->is_target || !lt->has_id || lt->reachable ||
+		    (sel->channel != SCAN_WILDCARD && lt->channel != (unsigned)sel->channel) ||
+		    (sel->id != SCAN_WILDCARD && lt->id != (unsigned)sel->id))
+			continue;
+		tr = new_target(hs->rep, lt->channel, lt->id);
+		if (!tr)
+			return -ENOMEM;
+		target_fail(tr, "listed by %s %s, but its state is %s: not reachable", lt->name,
+			    lt->address, lt->state);
+	}
+	return 0;
 }
 
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
 	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host, .scan_fd = -1 };
+	enum discover_outcome out = DISCOVER_OUT_NONE;
+	struct discover_target *listed = NULL;
 	struct scsi_addr *before = NULL;
-	size_t nbefore = 0;
+	struct discover_action da;
+	struct discover d;
+	size_t nbefore = 0, nlisted = 0;
 	char proc_name[64];
-	unsigned int c, t;
 	int r;
 
+	hs.start_ms = hs.target_start_ms = now_ms();
 	if (sysfs_module_param(ctx->sys, "scsi_mod", "max_luns", &hs.max_luns) < 0)
 		hs.max_luns = DEFAULT_MAX_LUNS;
 	if (sysfs_read(ctx->sys, proc_name, sizeof(proc_name),
 		       "/sys/class/scsi_host/host%u/proc_name", host) > 0)
 		hs.usb = strcmp(proc_name, "usb-storage") == 0 || strcmp(proc_name, "uas") == 0;
-	r = sysfs_devices(ctx->sys, (int)host, &before, &nbefore);
+	r = topology_read(ctx->sys, host, &rep->transport, &listed, &nlisted);
 	if (r < 0)
 		return r;
+	r = sysfs_devices(ctx->sys, (int)host, &before, &nbefore);
+	if (r < 0)
+		goto out;
 	hs.before = before;
 	hs.nbefore = nbefore;
 	if (ctx->opt.dry_run) {
-		/* Without writes, only targets that have an attached LUN. */
-		for (size_t i = 0; i < nbefore; i++) {
-			struct target_report *tr;
+		snprintf(rep->discovery, sizeof(rep->discovery),
+			 "transport %s; dry run: only targets with an attached LUN are looked at",
+			 discover_transport_name(rep->transport));
+		r = dry_run_host(&hs, sel, listed, nlisted);
+		goto out;
+	}
+	discover_init(&d, &(struct discover_input){ .transport = rep->transport,
+						     .targets = listed,
+						     .ntargets = nlisted,
+						     .channel = sel->channel,
+						     .id = sel->id });
+	for (;;) {
+		discover_step(&d, out, &da);
+		out = DISCOVER_OUT_NONE;
+		if (da.kind == DISCOVER_DONE) {
+			snprintf(rep->discovery, sizeof(rep->discovery), "%s", da.reason);
+			if (da.failed) {
+				rep->failed = true;
+				snprintf(rep->error, sizeof(rep->error), "%s", da.reason);
+			}
+			break;
+		}
+		r = scan_bound(&hs);
+		if (r == -ECANCELED)
+			break;
+		r = 0;
+		if (da.kind == DISCOVER_FAIL) {
+			struct target_report *tr = found_target(&hs, da.channel, da.id, NULL);
 
-			if (i > 0 && before[i].channel == before[i - 1].channel &&
-			    before[i].id == before[i - 1].id)
-				continue;
-			if ((sel->channel != SCAN_WILDCARD && before[i].channel != (unsigned)sel->channel) ||
-			    (sel->id != SCAN_WILDCARD && before[i].id != (unsigned)sel->id))
-				continue;
-			tr = new_target(rep, before[i].channel, before[i].id);
 			if (!tr) {
 				r = -ENOMEM;
 				break;
 			}
-			tr->probe_lun = before[i].lun;
-			r = scan_target(&hs, tr, sel, false, false);
-			if (r < 0)
-				break;
+			target_fail(tr, "%s", da.reason);
+			continue;
 		}
-		free(before);
-		return r;
-	}
-	for (c = sel->channel == SCAN_WILDCARD ? 0 : (unsigned)sel->channel;; c++) {
-		unsigned int empty = 0;
-		bool channel_ok = false;
-
-		for (t = sel->id == SCAN_WILDCARD ? 0 : (unsigned)sel->id;; t++) {
-			r = try_target(&hs, c, t, sel, before, nbefore);
-			if (r == -EINVAL) {
-				r = 0;
-				break;
-			}
-			if (r < 0)
-				goto out;
-			channel_ok = true;
-			empty = r ? 0 : empty + 1;
-			if (sel->id != SCAN_WILDCARD || empty >= EMPTY_IDS_MAX || t == INT_MAX)
-				break;
+		r = try_target(&hs, &da, sel, before, nbefore);
+		if (r == -EINVAL) {
+			out = DISCOVER_OUT_LIMIT;
+			r = 0;
+			continue;
 		}
-		if (!channel_ok && sel->id != SCAN_WILDCARD && sel->channel != SCAN_WILDCARD) {
-			rep->failed = true;
-			snprintf(rep->error, sizeof(rep->error),
-				 "channel %u, target %u is past the host's limits (EINVAL)", c,
-				 (unsigned)sel->id);
-		}
-		if (!channel_ok || sel->channel != SCAN_WILDCARD || c == INT_MAX)
+		if (r < 0)
 			break;
+		out = r ? DISCOVER_OUT_FOUND : DISCOVER_OUT_EMPTY;
+		r = 0;
+	}
+	if (r == -ECANCELED) {
+		rep->failed = true;
+		snprintf(rep->error, sizeof(rep->error), "%s", hs.stop_reason);
+		snprintf(rep->discovery, sizeof(rep->discovery), "%s", hs.stop_reason);
+		/* Only a cancellation stops the other hosts too. */
+		if (!ctx->cancel || !atomic_load(ctx->cancel))
+			r = 0;
 	}
 out:
 	if (hs.scan_fd >= 0)
 		close(hs.scan_fd);
 	free(before);
+	free(listed);
 	return r;
 }
 
@@ -757,7 +964,7 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 		r = scan_host(ctx, hosts[i], sel, h);
 		if (lock >= 0)
 			close(lock);
-		if (r == -ENOMEM)
+		if (r == -ENOMEM || r == -ECANCELED)
 			break;
 		if (r < 0) {
 			h->failed = true;

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 SCAN, FAKE, QUIRKS = sys.argv[1:4]
@@ -35,17 +36,44 @@ class Tree:
         self.write("proc/self/mountinfo", "")
 
     def write(self, rel, text):
-        with open(os.path.join(self.root, rel), "w") as f:
+        path = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
             f.write(text)
 
-    def run(self, *args, quirks=(QUIRKS,), rc=None):
+    def attrs(self, rel, **attrs):
+        for k, v in attrs.items():
+            self.write(f"{rel}/{k}", f"{v}\n")
+
+    # Transport classes as the kernel lays them out in sysfs.
+    def iscsi_session(self, host, n, target_id, iqn, state="LOGGED_IN", tpgt=1):
+        os.makedirs(os.path.join(self.root, f"sys/class/iscsi_host/host{host}"), exist_ok=True)
+        rel = f"sys/devices/platform/host{host}/session{n}/iscsi_session/session{n}"
+        self.attrs(rel, target_id=target_id, targetname=iqn, tpgt=tpgt, state=state)
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"), exist_ok=True)
+        os.symlink(f"../../devices/platform/host{host}/session{n}/iscsi_session/session{n}",
+                   os.path.join(self.root, f"sys/class/iscsi_session/session{n}"))
+
+    def fc_rport(self, host, channel, n, target_id, roles="FCP Target", state="Online",
+                 wwpn=None):
+        os.makedirs(os.path.join(self.root, f"sys/class/fc_host/host{host}"), exist_ok=True)
+        self.attrs(f"sys/class/fc_remote_ports/rport-{host}:{channel}-{n}",
+                   scsi_target_id=target_id, roles=roles, port_state=state,
+                   port_name=wwpn or f"0x5000000000000{n:03x}")
+
+    def sas_end_device(self, host, n, target_id, address=None):
+        os.makedirs(os.path.join(self.root, f"sys/class/sas_host/host{host}"), exist_ok=True)
+        self.attrs(f"sys/class/sas_device/end_device-{host}:{n}", scsi_target_id=target_id,
+                   device_type="end device", sas_address=address or f"0x5000c5000000{n:04x}")
+
+    def run(self, *args, quirks=(QUIRKS,), rc=None, timeout=120):
         env = dict(os.environ, FAKE_KERNEL_ROOT=self.root, FAKE_KERNEL_SCRIPT=self.script,
                    FAKE_KERNEL_LOG=self.log, LD_PRELOAD=FAKE)
         qargs = []
         for q in quirks:
             qargs += ["--quirks-dir", q]
         p = subprocess.run([SCAN, "--sysfs", self.root, *qargs, *args], env=env,
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, timeout=timeout)
         if p.returncode < 0 or "fake-kernel:" in p.stderr:
             raise AssertionError(f"crashed or unexpected command: {p.stderr}")
         if rc is not None and p.returncode != rc:
@@ -381,6 +409,120 @@ class Remove(ScanTest):
         new = t.commands()[before:]
         self.assertFalse([c for c in new if c.startswith(("scan", "attach", "delete"))], new)
         self.assertEqual(t.devices(), ["0:0:0:0"])
+
+
+class Transports(ScanTest):
+    """Hosts whose user_scan says yes to any channel and id, as FC, SAS and
+    iSCSI do: targets come from the topology, and every scan ends."""
+
+    def scans(self, t):
+        return [c for c in t.commands() if c.startswith("scan ")]
+
+    def test_iscsi_two_sessions_sparse_luns_and_no_lun_0(self):
+        # As LIO on 127.0.0.1 answers: LUN 0 of the second target is "not
+        # connected" (PQ 3) and its REPORT LUNS well-known LUN attaches nothing
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536\n"
+                      "host 1 transport iscsi wlun refused max_lun 65536\n"
+                      "lu 0:0:0:0 vendor LIO-ORG model ramdisk0\nlu 0:0:0:2 vendor LIO-ORG\n"
+                      "lu 0:0:0:5 vendor LIO-ORG\n"
+                      "lu 1:0:0:0 pq 3 vendor LIO-ORG\nlu 1:0:0:1 vendor LIO-ORG\n"
+                      "lu 1:0:0:4 vendor LIO-ORG\n", hosts=(0, 1))
+        t.iscsi_session(0, 1, 0, "iqn.2003-01.org.linux-iscsi:t1")
+        t.iscsi_session(1, 2, 0, "iqn.2003-01.org.linux-iscsi:t2")
+        r = t.json(rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:2", "0:0:0:5", "1:0:0:1", "1:0:0:4"])
+        # No id or channel the sessions do not list was written
+        self.assertEqual({c.split()[1:4][1] + ":" + c.split()[3] for c in self.scans(t)},
+                         {"0:0"})
+        for h in r["hosts"]:
+            self.assertEqual(h["transport"], "iSCSI")
+            self.assertIn("taken from its topology", h["discovery"])
+        luns, tgt = self.lun_outcomes(r, "1:0:0")
+        self.assertEqual(luns, {1: "attached", 4: "attached"})
+        self.assertIn("listed by session2 iqn.2003-01.org.linux-iscsi:t2,1", tgt["found"])
+        self.assertIn("attached nothing", tgt["reached"])
+        self.assertIn("kernel scanned this one target (C T -)", tgt["reached"])
+        self.assertIn("scan host1 0 0 -", t.commands())
+
+    def test_iscsi_target_without_lun_0_selected(self):
+        t = self.tree("host 1 transport iscsi wlun refused max_lun 65536\n"
+                      "lu 1:0:0:0 pq 3\nlu 1:0:0:1\nlu 1:0:0:4\n", hosts=(1,))
+        t.iscsi_session(1, 2, 0, "iqn.2003-01.org.linux-iscsi:t2")
+        p = t.run("-v", "1:0:0", rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["1:0:0:1", "1:0:0:4"])
+        self.assertNotIn("no targets", p.stdout)
+        self.assertIn("reached: LUN 0 absent", p.stdout)
+
+    def test_iscsi_session_not_logged_in_is_a_failure(self):
+        t = self.tree("host 0 transport iscsi\nlu 0:0:0:0\n")
+        t.iscsi_session(0, 4, 0, "iqn.2003-01.org.example:gone", state="FAILED")
+        r = t.json(rc=1, timeout=30)
+        tgt = r["hosts"][0]["targets"][0]
+        self.assertTrue(tgt["failed"])
+        self.assertIn("its state is FAILED", tgt["error"])
+        self.assertEqual(self.scans(t), [])
+
+    def test_fc_remote_ports(self):
+        t = self.tree("host 0 transport fc max_lun 65536\n"
+                      "lu 0:0:0:0\nlu 0:0:0:1\nlu 0:0:2:0\nlu 0:0:2:3\nlu 0:0:5:0\n")
+        t.fc_rport(0, 0, 0, -1, roles="FCP Initiator")
+        t.fc_rport(0, 0, 1, 0)
+        t.fc_rport(0, 0, 2, 1, state="Blocked")
+        t.fc_rport(0, 0, 3, 2, roles="FCP Target, FCP Initiator", wwpn="0x50060e8010000000")
+        r = t.json(rc=1, timeout=30)
+        # Target 5 answers but no rport lists it: fc_user_scan would not reach it
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:2:0", "0:0:2:3"])
+        self.assertEqual(sorted({c.split()[3] for c in self.scans(t)}), ["0", "2"])
+        h = r["hosts"][0]
+        self.assertEqual(h["transport"], "FC")
+        self.assertFalse(h["failed"])
+        by = {x["target"]: x for x in h["targets"]}
+        self.assertTrue(by["0:0:1"]["failed"])
+        self.assertIn("rport-0:0-2", by["0:0:1"]["error"])
+        self.assertIn("Blocked", by["0:0:1"]["error"])
+        self.assertIn("0x50060e8010000000", by["0:0:2"]["found"])
+        self.assertEqual(r["failures"], 1)
+
+    def test_sas_end_devices_and_an_empty_one(self):
+        t = self.tree("host 0 transport sas max_lun 65536\nlu 0:0:0:0\nlu 0:0:0:1\n"
+                      "lu 0:0:3:0\n")
+        t.sas_end_device(0, 0, 0)
+        t.sas_end_device(0, 1, 1)
+        r = t.json(rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+        self.assertEqual(sorted({c.split()[3] for c in self.scans(t)}), ["0", "1"])
+        by = {x["target"]: x for x in r["hosts"][0]["targets"]}
+        self.assertIn("end_device-0:1", by["0:0:1"]["found"])
+        self.assertIn("no LUN answered", by["0:0:1"]["end_reason"])
+
+    def test_a_host_that_refuses_nothing_still_ends(self):
+        # No transport class in sysfs, yet every id is accepted: the empty
+        # run bounds the probing
+        t = self.tree("host 0 transport unknown\nlu 0:0:0:0\nlu 0:0:3:0\n")
+        p = t.run("-v", rc=0, timeout=60)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:3:0"])
+        self.assertIn("checks no limits", p.stdout)
+        self.assertLess(len(self.scans(t)), 4 * 520)
+
+    def test_time_bounds(self):
+        t = self.tree("host 0 max_id 40 delay_ms 50\nlu 0:0:0:0 version 2\n")
+        start = time.monotonic()
+        r = t.json("--host-timeout", "1", rc=1, timeout=60)
+        self.assertLess(time.monotonic() - start, 15)
+        h = r["hosts"][0]
+        self.assertTrue(h["failed"])
+        self.assertIn("time bound of 1 s", h["error"])
+
+        # A slow target fails alone; the next target is still scanned
+        t = self.tree("host 0 max_id 2 max_lun 65536 delay_ms 200\n"
+                      "lu 0:0:0:0 version 2\nlu 0:0:1:0\nlu 0:0:1:1\n" +
+                      "".join(f"lu 0:0:0:{n} version 2\n" for n in range(1, 8)))
+        r = t.json("--target-timeout", "1", rc=1, timeout=60)
+        by = {x["target"]: x for x in r["hosts"][0]["targets"]}
+        self.assertFalse(r["hosts"][0]["failed"])
+        self.assertIn("target's scan reached its time bound of 1 s", by["0:0:0"]["error"])
+        self.assertFalse(by["0:0:1"]["failed"])
+        self.assertIn("0:0:1:1", t.devices())
 
 
 class Hostile(ScanTest):

@@ -6,7 +6,8 @@
  * FAKE_KERNEL_ROOT is the tree (what --sysfs points at), FAKE_KERNEL_SCRIPT a
  * file describing the devices behind each host:
  *
- *   host H max_channel C max_id T max_lun L
+ *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
+ *        [wlun refused] [delay_ms N]
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N]
  *   report H:C:T fail|ua N|list L,L,...
  *   inquiry H:C:T:L fail
@@ -18,6 +19,12 @@
  * INQUIRY and REPORT LUNS. Every command is appended to FAKE_KERNEL_LOG.
  * Anything the script does not foresee aborts: a test must not pass by
  * accident.
+ *
+ * A host with a transport answers a scan write for any channel and id with
+ * success, as the transports' user_scan does (fc_user_scan, sas_user_scan,
+ * iscsi_user_scan): its limits never give EINVAL. "wlun refused" makes the
+ * REPORT LUNS well-known LUN attach nothing, as LIO's CHECK CONDITION does.
+ * "delay_ms" makes every scan write of the host take that long.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +47,9 @@ struct host {
 	unsigned int h;
 	unsigned int max_channel, max_id;
 	uint64_t max_lun;
+	bool any_id;
+	bool wlun_refused;
+	unsigned int delay_ms;
 };
 
 struct lu {
@@ -173,6 +183,12 @@ static void load(void)
 					h->max_id = atoi(v);
 				else if (strcmp(k, "max_lun") == 0)
 					h->max_lun = strtoull(v, NULL, 0);
+				else if (strcmp(k, "transport") == 0)
+					h->any_id = true;
+				else if (strcmp(k, "wlun") == 0 && strcmp(v, "refused") == 0)
+					h->wlun_refused = true;
+				else if (strcmp(k, "delay_ms") == 0)
+					h->delay_ms = atoi(v);
 				else
 					die("host: unknown key %s", k);
 			}
@@ -362,7 +378,7 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	if (!strcmp(ls, "-")) {
 		/* The kernel's own scan of one target: what REPORT LUNS lists. */
 		note("scan host%u %llu %llu -", h, c, t);
-		if (c > host->max_channel || t >= host->max_id) {
+		if (!host->any_id && (c > host->max_channel || t >= host->max_id)) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -381,7 +397,7 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	}
 	l = strtoull(ls, NULL, 0);
 	note("scan host%u %llu %llu %llu", h, c, t, l);
-	if (c > host->max_channel || t >= host->max_id || l >= host->max_lun) {
+	if ((!host->any_id && (c > host->max_channel || t >= host->max_id)) || l >= host->max_lun) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -395,7 +411,7 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 			return (int)n;
 	}
 	u = find_lu(h, c, t, l);
-	if (!u && l == LUN_WLUN_REPORT_LUNS && target_exists(h, c, t)) {
+	if (!u && l == LUN_WLUN_REPORT_LUNS && !host->wlun_refused && target_exists(h, c, t)) {
 		for (size_t i = 0; i < nlus; i++)
 			if (lus[i].h == h && lus[i].c == c && lus[i].t == t) {
 				wlun = lus[i];
@@ -465,6 +481,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 		return real_write(fd, buf, n);
 	if (sscanf(path + rl, "/sys/class/scsi_host/host%u/scan", &h) == 1 &&
 	    strcmp(strrchr(path, '/'), "/scan") == 0) {
+		const struct host *host = find_host(h);
+
+		/* A slow host delays its own writers only, as a real one does. */
+		if (host && host->delay_ms)
+			usleep(host->delay_ms * 1000);
 		pthread_mutex_lock(&lock);
 		len = fake_scan(h, buf, n);
 		pthread_mutex_unlock(&lock);

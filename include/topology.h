@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * topology.h - a host's targets as its SCSI transport class lists them in
+ * sysfs: iSCSI sessions, FC remote ports, SAS end devices.
+ */
+#ifndef SCSI_SCAN_TOPOLOGY_H
+#define SCSI_SCAN_TOPOLOGY_H
+
+#include <stddef.h>
+
+#include "discover.h"
+#include "sysfs.h"
+
+/**
+ * topology_read() - find a host's transport and the targets it lists
+ * @sys: the path context
+ * @host: the host number
+ * @ret_transport: DISCOVER_PROBE if the host has none of the three
+ *	transport classes (iscsi_host, fc_host, sas_host)
+ * @ret_targets: the listed targets in channel and id order (free() it);
+ *	NULL when there are none
+ * @ret_count: how many
+ *
+ * Reads /sys/class/iscsi_session/session* (the host from the session's
+ * place under /sys/devices, target_id, targetname, tpgt, state),
+ * /sys/class/fc_remote_ports/rport-H:C-N (scsi_target_id, roles,
+ * port_state, port_name) and /sys/class/sas_device/end_device-H:*
+ * (scsi_target_id, device_type, sas_address).
+ *
+ * Return: 0, or a negative errno (-ENOMEM, or a class directory that
+ * cannot be read).
+ */
+int topology_read(const struct sysfs_ctx *sys, unsigned int host,
+		  enum discover_transport *ret_transport, struct discover_target **ret_targets,
+		  size_t *ret_count);
+
+#endif
