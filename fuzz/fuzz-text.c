@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *fields[5] = { NULL }, *p;
+	char *text = malloc(size + 1), *fields[6] = { NULL }, *p;
 	struct quirk_dev_flag *items;
 	struct scsi_event ev;
 	struct selector sel;
@@ -31,13 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (quirk_dev_flags_parse(text, &items, &n, &err) == 0)
 		quirk_dev_flags_free(items, n);
 	p = text;
-	for (int i = 0; i < 5 && p; i++) {
+	for (int i = 0; i < 6 && p; i++) {
 		fields[i] = p;
 		p = strchr(p, '\n');
 		if (p)
 			*p++ = '\0';
 	}
-	scsi_event_classify(fields[0], fields[1], fields[2], fields[3], fields[4], &ev);
+	scsi_event_classify(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5],
+			    &ev);
 	free(text);
 	return 0;
 }

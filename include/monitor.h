@@ -15,8 +15,8 @@
  * @SCSI_EVENT_NONE: nothing to do
  * @SCSI_EVENT_HOST_ADD: a scsi_host class device appeared: scan the host
  * @SCSI_EVENT_HOST_REMOVE: the host went away: forget it
- * @SCSI_EVENT_TARGET_ADD: an FC remote port or SAS end device appeared:
- *	scan the host (channel and id when known)
+ * @SCSI_EVENT_TARGET_ADD: an FC remote port, SAS end device or iSCSI
+ *	session appeared: scan the host (channel and id when known)
  * @SCSI_EVENT_LUNS_CHANGED: a LUN reported "REPORTED LUNS DATA HAS
  *	CHANGED": rescan its target
  * @SCSI_EVENT_INQUIRY_CHANGED: a LUN reported "INQUIRY DATA HAS CHANGED":
@@ -53,6 +53,7 @@ struct scsi_event {
  * @subsystem: SUBSYSTEM
  * @devtype: DEVTYPE, or NULL
  * @sysname: the last component of DEVPATH, e.g. "host3" or "3:0:0:1"
+ * @devpath: DEVPATH, or NULL; an iSCSI session's host is read from it
  * @sdev_ua: the SDEV_UA property, or NULL
  * @ret: the result; kind SCSI_EVENT_NONE for events that need nothing
  *
@@ -62,7 +63,8 @@ struct scsi_event {
  * Return: 0, or -EINVAL if a name that should carry numbers does not.
  */
 int scsi_event_classify(const char *action, const char *subsystem, const char *devtype,
-			const char *sysname, const char *sdev_ua, struct scsi_event *ret);
+			const char *sysname, const char *devpath, const char *sdev_ua,
+			struct scsi_event *ret);
 
 struct monitor;
 

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@
 /* A scan's deepest frames hold a few PATH_MAX buffers; 256 KiB is ample,
  * and smaller cached stacks keep the daemon's memory down. */
 #define WORKER_STACK (256 * 1024)
+/* SIGTERM to exit: under systemd's and the brief's 5 s. */
+#define STOP_WAIT_MS 4000
 
 enum { LOG_TO_STDERR, LOG_TO_JOURNAL, LOG_TO_SYSLOG };
 
@@ -121,9 +124,18 @@ struct daemon {
 	bool remove;
 	bool notify;
 	bool coldplug_done;
+	atomic_bool stopping;
 	unsigned long scans;
 	unsigned long events;
 };
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static struct db_ref *db_get(struct daemon *d)
 {
@@ -384,7 +396,9 @@ static void *worker(void *arg)
 		.sys = j->d->sys,
 		.db = j->db->db,
 		.opt = { .inquiry_timeout = 20, .report_luns_timeout = 30, .lock_wait = true,
-			 .remove = j->remove },
+			 .remove = j->remove, .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+			 .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT },
+		.cancel = &j->d->stopping,
 	};
 	struct scan_report rep = { 0 };
 	struct timespec t0, t1;
@@ -407,6 +421,8 @@ static void *worker(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r == -ENODEV)
 		say(LOG_INFO, "host%u: gone before it could be scanned", j->host);
+	else if (r == -ECANCELED)
+		say(LOG_INFO, "host%u: scan cancelled: the daemon is stopping", j->host);
 	else if (r < 0)
 		say(LOG_ERR, "host%u: scan failed: %s", j->host, strerror(-r));
 	log_report(&rep);
@@ -848,13 +864,24 @@ int main(int argc, char **argv)
 				say(LOG_WARNING, "udev: %s", strerror(-r));
 		}
 	}
-	/* Scans in the kernel cannot be interrupted; let them end. */
-	while (d.running > 0) {
+	/* Scans stop at their next step; a scan write in the kernel cannot be
+	 * interrupted, so wait for it, but not past the stop bound. */
+	atomic_store(&d.stopping, true);
+	for (uint64_t end = monotonic_ms() + STOP_WAIT_MS; d.running > 0;) {
 		struct pollfd p = { .fd = d.done_pipe[0], .events = POLLIN };
+		uint64_t now = monotonic_ms();
 		unsigned int host;
 
-		if (poll(&p, 1, -1) > 0 && read(d.done_pipe[0], &host, sizeof(host)) == sizeof(host))
+		if (now >= end)
+			break;
+		if (poll(&p, 1, (int)(end - now)) > 0 &&
+		    read(d.done_pipe[0], &host, sizeof(host)) == sizeof(host))
 			d.running--;
+	}
+	if (d.running > 0) {
+		/* The workers still use the daemon's state: leave it to exit(). */
+		say(LOG_WARNING, "stopping with %u scan(s) still inside a kernel write", d.running);
+		exit(ret);
 	}
 out:
 	monitor_free(mon);

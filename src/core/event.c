@@ -33,8 +33,23 @@ static int host_of_transport_name(const char *name, const char *prefix, unsigned
 	return -EINVAL;
 }
 
+/* The host of an iSCSI session: its devpath is .../hostH/sessionN/
+ * iscsi_session/sessionN. */
+static int host_of_session(const char *devpath, unsigned int *host)
+{
+	for (const char *p = devpath ? strstr(devpath, "/host") : NULL; p;
+	     p = strstr(p + 1, "/host")) {
+		int end = 0;
+
+		if (sscanf(p, "/host%u/session%*u%n", host, &end) == 1 && end > 0)
+			return 0;
+	}
+	return -EINVAL;
+}
+
 int scsi_event_classify(const char *action, const char *subsystem, const char *devtype,
-			const char *sysname, const char *sdev_ua, struct scsi_event *ret)
+			const char *sysname, const char *devpath, const char *sdev_ua,
+			struct scsi_event *ret)
 {
 	struct scsi_event ev = { .kind = SCSI_EVENT_NONE, .channel = -1, .id = -1 };
 	unsigned int h, c, t;
@@ -52,6 +67,13 @@ int scsi_event_classify(const char *action, const char *subsystem, const char *d
 		ev.host = h;
 	} else if (eq(subsystem, "fc_remote_ports") && eq(action, "add")) {
 		if (host_of_transport_name(sysname, "rport-", &ev.host, &ev.channel) < 0)
+			return -EINVAL;
+		ev.kind = SCSI_EVENT_TARGET_ADD;
+	} else if (eq(subsystem, "iscsi_session") && (eq(action, "add") || eq(action, "change"))) {
+		/* A session is added before its login ends; the scan that
+		 * follows reports a session not yet logged in, and the next
+		 * event (change, or the LUN's own) scans again. */
+		if (host_of_session(devpath, &ev.host) < 0)
 			return -EINVAL;
 		ev.kind = SCSI_EVENT_TARGET_ADD;
 	} else if (eq(subsystem, "sas_end_device") && eq(action, "add")) {

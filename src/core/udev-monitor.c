@@ -17,7 +17,7 @@ struct monitor {
 struct monitor *monitor_new(void)
 {
 	static const char *const subsystems[] = { "scsi_host", "scsi", "fc_remote_ports",
-						  "sas_end_device" };
+						  "sas_end_device", "iscsi_session" };
 	struct monitor *m = calloc(1, sizeof(*m));
 	int r = -ENOMEM;
 
@@ -77,7 +77,8 @@ int monitor_receive(struct monitor *m, struct scsi_event *ret, char *what, size_
 	ua = udev_device_get_property_value(d, "SDEV_UA");
 	snprintf(what, len, "%s %s %s%s%s", action ? action : "?", subsystem ? subsystem : "?",
 		 sysname ? sysname : "?", ua ? " SDEV_UA=" : "", ua ? ua : "");
-	r = scsi_event_classify(action, subsystem, devtype, sysname, ua, ret);
+	r = scsi_event_classify(action, subsystem, devtype, sysname, udev_device_get_devpath(d), ua,
+				ret);
 	udev_device_unref(d);
 	return r < 0 ? r : 1;
 }

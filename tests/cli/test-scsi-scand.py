@@ -113,6 +113,33 @@ class Daemon(unittest.TestCase):
         self.assertEqual(text.count("quirks: reloaded 184 entries"), 2)
 
 
+    def test_sigterm_ends_a_runaway_scan_and_other_hosts_go_on(self):
+        # host0 acts as a transport that accepts every id, slowly; host1 is
+        # quick. Without bounds host0's scan would run for minutes
+        with open(self.script, "w") as f:
+            f.write("host 0 transport unknown delay_ms 100\nlu 0:0:0:0\n"
+                    "host 1 max_id 1\nlu 1:0:0:0\n")
+        log = open(os.path.join(self.root, "log"), "w+")
+        self.addCleanup(log.close)
+        p = subprocess.Popen(self.args("--max-workers", "2"), env=self.env, stdout=log,
+                             stderr=log, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "1:0:0:0" not in self.devices():
+            time.sleep(0.1)
+        self.assertIn("1:0:0:0", self.devices(), "host1 waited for host0's scan")
+        time.sleep(1)
+        self.assertIsNone(p.poll())
+        start = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0)
+        self.assertLess(time.monotonic() - start, 5)
+        log.seek(0)
+        text = log.read()
+        self.assertIn("host1: scanned", text)
+        self.assertIn("host0: scan cancelled: the daemon is stopping", text)
+
+
 class Unit(unittest.TestCase):
     def test_systemd_analyze_verify(self):
         tool = shutil.which("systemd-analyze")

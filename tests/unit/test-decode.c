@@ -12,6 +12,7 @@
 #include "blist.h"
 #include "inquiry.h"
 #include "luns.h"
+#include "monitor.h"
 #include "plan.h"
 #include "sense.h"
 
@@ -201,6 +202,62 @@ START_TEST(report_luns_duplicates)
 	ck_assert_uint_eq(luns[2], 0);
 	ck_assert_uint_eq(luns[3], 2);
 	free(luns);
+}
+END_TEST
+
+/* Which uevents ask for what: one row per event as udev delivers it. */
+START_TEST(event_classify)
+{
+	static const struct {
+		const char *action, *subsystem, *devtype, *sysname, *devpath, *ua;
+		int ret;
+		enum scsi_event_kind kind;
+		unsigned int host;
+		int channel, id;
+	} rows[] = {
+		{ "add", "scsi_host", NULL, "host3", "/devices/pci0/host3/scsi_host/host3", NULL, 0,
+		  SCSI_EVENT_HOST_ADD, 3, -1, -1 },
+		{ "remove", "scsi_host", NULL, "host3", NULL, NULL, 0, SCSI_EVENT_HOST_REMOVE, 3, -1,
+		  -1 },
+		{ "add", "scsi_host", NULL, "host3x", NULL, NULL, -EINVAL, SCSI_EVENT_NONE, 0, -1,
+		  -1 },
+		{ "add", "fc_remote_ports", NULL, "rport-2:1-7", NULL, NULL, 0, SCSI_EVENT_TARGET_ADD,
+		  2, 1, -1 },
+		{ "add", "sas_end_device", NULL, "end_device-1:0:3", NULL, NULL, 0,
+		  SCSI_EVENT_TARGET_ADD, 1, -1, -1 },
+		{ "add", "iscsi_session", NULL, "session4",
+		  "/devices/platform/host5/session4/iscsi_session/session4", NULL, 0,
+		  SCSI_EVENT_TARGET_ADD, 5, -1, -1 },
+		{ "add", "iscsi_session", NULL, "session4", "/devices/virtual/session4", NULL,
+		  -EINVAL, SCSI_EVENT_NONE, 0, -1, -1 },
+		{ "remove", "iscsi_session", NULL, "session4",
+		  "/devices/platform/host5/session4/iscsi_session/session4", NULL, 0,
+		  SCSI_EVENT_NONE, 0, -1, -1 },
+		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, "REPORTED_LUNS_DATA_HAS_CHANGED",
+		  0, SCSI_EVENT_LUNS_CHANGED, 2, 0, 1 },
+		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, "INQUIRY_DATA_HAS_CHANGED", 0,
+		  SCSI_EVENT_INQUIRY_CHANGED, 2, 0, 1 },
+		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
+		  -1 },
+		{ "add", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
+		  -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct scsi_event ev;
+		int r = scsi_event_classify(rows[i].action, rows[i].subsystem, rows[i].devtype,
+					    rows[i].sysname, rows[i].devpath, rows[i].ua, &ev);
+
+		ck_assert_msg(r == rows[i].ret, "row %zu: %d", i, r);
+		if (r < 0)
+			continue;
+		ck_assert_msg(ev.kind == rows[i].kind, "row %zu: kind %d", i, ev.kind);
+		if (ev.kind == SCSI_EVENT_NONE)
+			continue;
+		ck_assert_uint_eq(ev.host, rows[i].host);
+		ck_assert_int_eq(ev.channel, rows[i].channel);
+		ck_assert_int_eq(ev.id, rows[i].id);
+	}
 }
 END_TEST
 
@@ -488,6 +545,7 @@ int main(void)
 	tcase_add_test(tc, report_luns);
 	tcase_add_test(tc, report_luns_duplicates);
 	tcase_add_test(tc, sense);
+	tcase_add_test(tc, event_classify);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("planner");
 	tcase_add_test(tc, plan_spc_uses_report_luns);
