@@ -21,7 +21,7 @@ packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  libsgutils2-dev libudev-dev check valgrind
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
 	  initramfs-tools dracut-core e2fsprogs util-linux systemd libsystemd-dev
-	  clang-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup)
+	  clang-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup open-iscsi)
 
 need_packages() {
 	local missing=() p

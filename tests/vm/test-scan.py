@@ -16,7 +16,6 @@ scan and scsi-scan attached, and scsi-scan's explanation of each target.
 """
 
 import os
-import re
 import shlex
 import sys
 import tempfile
@@ -143,46 +142,8 @@ device "acme-noattach" {
 }
 """
 
-GUEST_LIB = r"""
-luns_of_host() {
-	for d in /sys/bus/scsi/devices/$1:*; do
-		[ -e "$d" ] || continue
-		b=${d##*/}
-		echo "${b#*:}"
-	done | sort -t: -k1,1n -k2,2n -k3,3n | tr '\n' ',' | sed 's/,$//'
-}
-new_hosts() {
-	for h in /sys/class/scsi_host/host*; do
-		n=${h##*/host}
-		case " $1 " in *" $n "*) ;; *) echo $n ;; esac
-	done | sort -n | tr '\n' ' '
-}
-all_hosts() {
-	for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '
-}
-uptime_cs() { read a b < /proc/uptime; echo ${a%.*}${a#*.}; }
-compare() {
-	name=$1; hk=$2; ho=$3
-	t0=$(uptime_cs)
-	echo "- - -" > /sys/class/scsi_host/host$hk/scan
-	t1=$(uptime_cs)
-	scsi-scan -v host$ho > /tmp/out.txt 2>&1; rc=$?
-	t2=$(uptime_cs)
-	k=$(luns_of_host $hk); o=$(luns_of_host $ho)
-	kf=$(cat /sys/bus/scsi/devices/$hk:0:0:0/blacklist 2>/dev/null | tr ' ' '+')
-	echo "@@R $name rc=$rc kernel=[$k] ours=[$o] kflags=[$kf] kcs=$((t1-t0)) ocs=$((t2-t1))"
-	sed 's/^/@@L /' /tmp/out.txt | head -40
-	if [ -n "$DEMO" ]; then
-		for t in $(ls -d /sys/bus/scsi/devices/$ho:* 2>/dev/null | sed 's|.*/||; s|:[0-9]*$||' | sort -u); do
-			scsi-scan explain $t 2>&1 | sed "s/^/@@E $name /"
-		done
-	fi
-}
-"""
-
-
 def sd_script(scenarios):
-    lines = [GUEST_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         lines.append("before=$(all_hosts)")
         lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
@@ -213,7 +174,7 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [GUEST_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
         lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
@@ -224,12 +185,8 @@ def qemu_script(scenarios):
     return "\n".join(lines) + "\n"
 
 
-RESULT = re.compile(r"@@R (\S+) rc=(\d+) kernel=\[([^\]]*)\] ours=\[([^\]]*)\] "
-                    r"kflags=\[([^\]]*)\] kcs=(-?\d+) ocs=(-?\d+)")
-
-
 def check(scenarios, out):
-    results = {m.group(1): m for m in RESULT.finditer(out)}
+    results = {m.group(1): m for m in vmlib.COMPARE_RESULT.finditer(out)}
     logs = {}
     for line in out.splitlines():
         if line.startswith("@@L "):
@@ -289,7 +246,7 @@ def show_demo(scenarios, out):
                                                                              x.split(":")]))[:60]
     print()
     for s in scenarios:
-        m = next((m for m in RESULT.finditer(out) if m.group(1) == s.name), None)
+        m = next((m for m in vmlib.COMPARE_RESULT.finditer(out) if m.group(1) == s.name), None)
         if not m:
             continue
         kernel = set(filter(None, m.group(3).split(",")))

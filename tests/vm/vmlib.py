@@ -194,6 +194,50 @@ poweroff -f
 """
 
 
+# Shell functions for a guest: luns_of_host H, new_hosts "BEFORE", all_hosts,
+# and compare NAME KERNEL_HOST OUR_HOST, which lets the kernel scan one host
+# ("- - -") and scsi-scan the other, then prints one @@R line (COMPARE_RESULT).
+COMPARE_LIB = r"""
+luns_of_host() {
+	for d in /sys/bus/scsi/devices/$1:*; do
+		[ -e "$d" ] || continue
+		b=${d##*/}
+		echo "${b#*:}"
+	done | sort -t: -k1,1n -k2,2n -k3,3n | tr '\n' ',' | sed 's/,$//'
+}
+new_hosts() {
+	for h in /sys/class/scsi_host/host*; do
+		n=${h##*/host}
+		case " $1 " in *" $n "*) ;; *) echo $n ;; esac
+	done | sort -n | tr '\n' ' '
+}
+all_hosts() {
+	for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '
+}
+uptime_cs() { read a b < /proc/uptime; echo ${a%.*}${a#*.}; }
+compare() {
+	name=$1; hk=$2; ho=$3
+	t0=$(uptime_cs)
+	echo "- - -" > /sys/class/scsi_host/host$hk/scan
+	t1=$(uptime_cs)
+	scsi-scan -v host$ho > /tmp/out.txt 2>&1; rc=$?
+	t2=$(uptime_cs)
+	k=$(luns_of_host $hk); o=$(luns_of_host $ho)
+	kf=$(cat /sys/bus/scsi/devices/$hk:0:0:0/blacklist 2>/dev/null | tr ' ' '+')
+	echo "@@R $name rc=$rc kernel=[$k] ours=[$o] kflags=[$kf] kcs=$((t1-t0)) ocs=$((t2-t1))"
+	sed 's/^/@@L /' /tmp/out.txt | head -40
+	if [ -n "$DEMO" ]; then
+		for t in $(ls -d /sys/bus/scsi/devices/$ho:* 2>/dev/null | sed 's|.*/||; s|:[0-9]*$||' | sort -u); do
+			scsi-scan explain $t 2>&1 | sed "s/^/@@E $name /"
+		done
+	fi
+}
+"""
+
+COMPARE_RESULT = re.compile(r"@@R (\S+) rc=(\d+) kernel=\[([^\]]*)\] ours=\[([^\]]*)\] "
+                            r"kflags=\[([^\]]*)\] kcs=(-?\d+) ocs=(-?\d+)")
+
+
 def boot(vmlinuz, initrd, qemu_args=(), append="", timeout=900, memory=1024, smp=1):
     """Boots and returns the guest's console output. Fails on timeout or if
     the guest never printed @@DONE."""

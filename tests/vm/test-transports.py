@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""scsi-scan on hosts with a SCSI transport, against the kernel's own scan in
+the same guest.
+
+One boot per kernel carries:
+- iSCSI: an LIO target inside the guest (configfs by hand) and open-iscsi
+  (iscsid, iscsiadm, node.session.scan = manual) logged in twice to each of
+  three targets, through 127.0.0.1 and 127.0.0.2: the kernel scans the
+  sessions of one portal ("- - -"), scsi-scan those of the other. Target 1
+  has LUNs 0, 2, 5; target 2 LUNs 1, 4 and no LUN 0; target 3 (a fileio
+  backstore) LUNs 0, 1, 3 with a local quirk max_lun = 1. Then LUN 7 is
+  mapped on target 1 while both sessions run (REPORTED LUNS DATA HAS
+  CHANGED) and both sides scan again.
+- SPI: two QEMU lsi53c895a controllers (sym53c8xx, SPI transport class) with
+  disks at targets 0, 2 and 5 (QEMU's lsi takes LUN 0 only).
+
+usage: test-transports.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
+"""
+
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1:3]
+
+MODULES = vmlib.BASE_MODULES + ["configfs", "crc32c_generic", "libcrc32c", "target_core_mod",
+                                "target_core_file", "iscsi_target_mod", "iscsi_tcp",
+                                "sym53c8xx"]
+
+QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
+device "lio-fileio" {
+	vendor = "LIO-ORG"
+	model = "FILEIO"
+	max_lun = 1
+	reason = "VM test: only LUNs 0-1 of the fileio target are ours"
+}
+"""
+
+SCRIPT = r"""
+ip link set lo up
+ip addr add 127.0.0.2/8 dev lo 2>/dev/null
+mount -t configfs configfs /sys/kernel/config
+C=/sys/kernel/config/target
+INIT=iqn.2026-12.org.example.scsi-scan:guest
+T1=iqn.2003-01.org.linux-iscsi.test:t1
+T2=iqn.2003-01.org.linux-iscsi.test:t2
+T3=iqn.2003-01.org.linux-iscsi.test:t3
+backstore_rd() { mkdir -p $C/core/rd_mcp_0/$1; echo rd_pages=64 > $C/core/rd_mcp_0/$1/control
+	echo 1 > $C/core/rd_mcp_0/$1/enable; echo $C/core/rd_mcp_0/$1; }
+backstore_file() { mkdir -p $C/core/fileio_1/$1
+	echo fd_dev_name=/tmp/$1.img,fd_dev_size=4194304 > $C/core/fileio_1/$1/control
+	echo 1 > $C/core/fileio_1/$1/enable; echo $C/core/fileio_1/$1; }
+lun() { # target lun backstore-dir
+	mkdir -p $C/iscsi/$1/tpgt_1/lun/lun_$2 $C/iscsi/$1/tpgt_1/acls/$INIT/lun_$2
+	ln -s $3 $C/iscsi/$1/tpgt_1/lun/lun_$2/port
+	ln -s $C/iscsi/$1/tpgt_1/lun/lun_$2 $C/iscsi/$1/tpgt_1/acls/$INIT/lun_$2/map
+}
+target() {
+	mkdir -p $C/iscsi/$1/tpgt_1/np/127.0.0.1:3260 $C/iscsi/$1/tpgt_1/np/127.0.0.2:3260
+	echo 0 > $C/iscsi/$1/tpgt_1/attrib/authentication
+	echo 1 > $C/iscsi/$1/tpgt_1/enable
+}
+mkdir -p $C/iscsi/$T1/tpgt_1 $C/iscsi/$T2/tpgt_1 $C/iscsi/$T3/tpgt_1
+for l in 0 2 5; do lun $T1 $l $(backstore_rd a$l); done
+for l in 1 4; do lun $T2 $l $(backstore_rd b$l); done
+for l in 0 1 3; do lun $T3 $l $(backstore_file c$l); done
+target $T1; target $T2; target $T3
+echo "root:x:0:0:root:/root:/bin/sh" > /etc/passwd
+mkdir -p /etc/iscsi /run/lock/iscsi /var/lock /var/lib/iscsi
+echo "InitiatorName=$INIT" > /etc/iscsi/initiatorname.iscsi
+printf 'node.startup = manual\nnode.session.scan = manual\n' > /etc/iscsi/iscsid.conf
+iscsid
+iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
+iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
+login() { # target portal -> the new host's number
+	before=$(all_hosts)
+	iscsiadm -m node -T $1 -p $2 --login >/dev/null 2>&1 || echo "@@LOGIN-FAILED $1 $2"
+	set -- $(new_hosts "$before"); echo $1
+}
+for t in 1 2 3; do
+	eval k$t=\$\(login \$T$t 127.0.0.1\)
+	eval o$t=\$\(login \$T$t 127.0.0.2\)
+done
+echo "@@HOSTS k1=$k1 o1=$o1 k2=$k2 o2=$o2 k3=$k3 o3=$o3"
+for h in $k1 $o1; do echo "0 9 0" > /sys/class/scsi_host/host$h/scan && echo "@@ANY-ID-ACCEPTED $h"; done
+compare iscsi-sparse-luns $k1 $o1
+compare iscsi-no-lun-0 $k2 $o2
+compare iscsi-fileio-quirk $k3 $o3
+scsi-scan explain $o2:0:0 2>&1 | sed 's/^/@@X /'
+# A LUN mapped while the sessions run: the next command to the target gets
+# REPORTED LUNS DATA HAS CHANGED
+lun $T1 7 $(backstore_rd a7)
+compare iscsi-lun-mapped-at-run-time $k1 $o1
+set -- $(for h in /sys/class/scsi_host/host*; do
+	[ "$(cat $h/proc_name)" = sym53c8xx ] && echo ${h##*/host}; done | sort -n)
+compare spi-lsi53c895a $1 $2
+"""
+
+
+class Scenario:
+    def __init__(self, name, ours=None, kernel=None, why=None):
+        self.name, self.ours, self.kernel, self.why = name, ours, kernel, why
+
+
+SCENARIOS = [
+    Scenario("iscsi-sparse-luns"),
+    Scenario("iscsi-no-lun-0"),
+    Scenario("iscsi-fileio-quirk", ours={"0:0:0", "0:0:1"}, kernel={"0:0:0", "0:0:1", "0:0:3"},
+             why="the local quirk for LIO-ORG FILEIO sets max_lun = 1"),
+    Scenario("iscsi-lun-mapped-at-run-time"),
+    Scenario("spi-lsi53c895a"),
+]
+
+
+def qemu_args():
+    args = []
+    for side in range(2):
+        ctrl = f"lsi{side}"
+        args += ["-device", f"lsi53c895a,id={ctrl}"]
+        for sid in (0, 2, 5):
+            node = f"{ctrl}d{sid}"
+            args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
+                     "-device", f"scsi-hd,drive={node},bus={ctrl}.0,scsi-id={sid},lun=0"]
+    return args
+
+
+def main():
+    if not os.path.exists("/usr/bin/qemu-system-x86_64"):
+        print("qemu-system-x86 is not installed")
+        return 1
+    for prog in ("/sbin/iscsid", "/sbin/iscsiadm"):
+        if not os.path.exists(prog):
+            print(f"{prog} is missing: apt-get install open-iscsi")
+            return 1
+    start = time.monotonic()
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    checks = vmlib.Checks(SERIES, "transports")
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_project(BUILD, staging)
+        initrd = os.path.join(tmp, "initrd.cpio")
+        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
+                              vmlib.INIT_HEAD + vmlib.COMPARE_LIB + SCRIPT + vmlib.INIT_TAIL,
+                              {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS},
+                              programs=["/sbin/iscsid", "/sbin/iscsiadm"])
+        vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
+        out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
+    checks.check("iscsi-login", "@@LOGIN-FAILED" not in out and "@@HOSTS" in out,
+                 next((line for line in out.splitlines() if line.startswith("@@HOSTS")),
+                      "no sessions"), width=30)
+    checks.check("iscsi-user-scan-any-id", out.count("@@ANY-ID-ACCEPTED") == 2,
+                 "the transport accepts a scan of target id 9, which no session has "
+                 "(why probing cannot end there)", width=30)
+    results = {m.group(1): m for m in vmlib.COMPARE_RESULT.finditer(out)}
+    for s in SCENARIOS:
+        m = results.get(s.name)
+        if not m:
+            checks.check(s.name, False, "no result from the guest", width=30)
+            continue
+        rc = int(m.group(2))
+        kernel = set(filter(None, m.group(3).split(",")))
+        ours = set(filter(None, m.group(4).split(",")))
+        kcs, ocs = int(m.group(6)), int(m.group(7))
+        ratio = f"{ocs / kcs:.2f}" if kcs > 0 else "-"
+        timing = f"kernel {kcs * 10} ms, scsi-scan {ocs * 10} ms, ratio {ratio}"
+        if s.ours is None:
+            ok = rc == 0 and ours == kernel and ours
+            text = (f"same as the kernel: {' '.join(sorted(ours))} ({timing})" if ok else
+                    f"rc {rc}, kernel {sorted(kernel)}, ours {sorted(ours)}")
+        else:
+            ok = rc == 0 and ours == s.ours and kernel == s.kernel
+            text = (f"differs on purpose: kernel {' '.join(sorted(kernel))}, we "
+                    f"{' '.join(sorted(ours))}: {s.why} ({timing})" if ok else
+                    f"rc {rc}, kernel {sorted(kernel)}, ours {sorted(ours)}, expected "
+                    f"{sorted(s.ours)} and {sorted(s.kernel)}")
+        checks.check(s.name, ok, text, width=30)
+    explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
+    checks.check("iscsi-explain-no-lun-0",
+                 "listed by session" in explain and "transport iSCSI" in explain,
+                 "explain names the session and target IQN that listed the target",
+                 width=30)
+    if checks.failed:
+        print("\n".join(line for line in out.splitlines() if line.startswith(("@@L", "@@X"))))
+    print(f"guest and checks took {time.monotonic() - start:.0f} s")
+    return checks.finish(out)
+
+
+if __name__ == "__main__":
+    vmlib.main_guard(main)
