@@ -87,6 +87,9 @@ struct lun_report {
  * @addr: host, channel, id (lun unused)
  * @failed: the scan of this target did not finish
  * @error: why, when @failed
+ * @retry_later: the transport lists the target but it cannot be reached
+ *	yet (an iSCSI session still logging in, an FC port blocked or without
+ *	a target id): a later scan may reach it
  * @found_reason: how discovery came to this target (listed by the
  *	transport's topology, or probed)
  * @reach_reason: how its LUNs were reached when LUN 0 is absent, or empty
@@ -113,6 +116,7 @@ struct target_report {
 	struct scsi_addr addr;
 	bool failed;
 	char error[256];
+	bool retry_later;
 	char found_reason[DISCOVER_REASON_LEN];
 	char reach_reason[PLAN_REASON_LEN + 96];
 	uint64_t probe_lun;

@@ -42,6 +42,11 @@
 #define WORKER_STACK (256 * 1024)
 /* SIGTERM to exit: under systemd's and the brief's 5 s. */
 #define STOP_WAIT_MS 4000
+/* A target the transport lists before it can be reached (an iSCSI session
+ * is added before its login ends, and no uevent follows the login): the
+ * host is scanned again this often, this many times. */
+#define RETRY_MS 1000
+#define RETRY_MAX 30
 
 enum { LOG_TO_STDERR, LOG_TO_JOURNAL, LOG_TO_SYSLOG };
 
@@ -94,7 +99,15 @@ struct host_state {
 	struct scsi_addr luns[MAX_PENDING_LUNS];
 	size_t nluns;
 	unsigned long scans;
+	uint64_t retry_at;
+	unsigned int retries;
 	struct host_state *next;
+};
+
+/* What a worker tells the main loop when its scan ends. */
+struct job_done {
+	unsigned int host;
+	bool retry;
 };
 
 struct job {
@@ -401,6 +414,7 @@ static void *worker(void *arg)
 		.cancel = &j->d->stopping,
 	};
 	struct scan_report rep = { 0 };
+	struct job_done done = { .host = j->host };
 	struct timespec t0, t1;
 	size_t attached = 0;
 	int r = 0;
@@ -435,14 +449,53 @@ static void *worker(void *arg)
 		    j->host, j->full ? "" : " (targets)",
 		    (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000),
 		    attached, scan_report_failures(&rep));
+	for (size_t i = 0; i < rep.nhosts; i++)
+		for (size_t k = 0; k < rep.hosts[i].ntargets; k++)
+			done.retry |= rep.hosts[i].targets[k].retry_later;
 	scan_report_free(&rep);
 	for (size_t i = 0; i < j->nluns; i++)
 		requery(j, &j->luns[i]);
 	db_put(j->d, j->db);
-	if (write(j->d->done_pipe[1], &j->host, sizeof(j->host)) != sizeof(j->host))
+	if (write(j->d->done_pipe[1], &done, sizeof(done)) != sizeof(done))
 		say(LOG_ERR, "host%u: cannot report the end of a scan", j->host);
 	free(j);
 	return NULL;
+}
+
+/* Arms the retry timer for the earliest host that waits for one. */
+static void arm_retry(struct daemon *d, int rfd)
+{
+	struct itimerspec its = { 0 };
+	uint64_t first = 0;
+
+	for (struct host_state *h = d->hosts; h; h = h->next)
+		if (h->retry_at && (!first || h->retry_at < first))
+			first = h->retry_at;
+	its.it_value.tv_sec = (time_t)(first / 1000);
+	its.it_value.tv_nsec = (long)(first % 1000) * 1000000;
+	timerfd_settime(rfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* After a scan: a listed target not reachable yet gets the host scanned
+ * again, a bounded number of times. */
+static void retry_later(struct daemon *d, struct host_state *h, bool retry, int rfd)
+{
+	if (!retry || !h->present) {
+		h->retries = 0;
+		return;
+	}
+	if (h->retries >= RETRY_MAX) {
+		if (h->retries++ == RETRY_MAX)
+			say(LOG_WARNING, "host%u: a target its transport lists is still not "
+					 "reachable after %u scans; waiting for an event", h->host,
+			    RETRY_MAX);
+		return;
+	}
+	h->retries++;
+	h->retry_at = monotonic_ms() + RETRY_MS;
+	say(LOG_INFO, "host%u: a target its transport lists is not reachable yet; scanning "
+		      "again in %u ms (%u of %u)", h->host, RETRY_MS, h->retries, RETRY_MAX);
+	arm_retry(d, rfd);
 }
 
 /* Starts a worker for @h if it has work and a slot is free. */
@@ -662,7 +715,7 @@ int main(int argc, char **argv)
 	bool foreground = false, use_monitor = true, once = false;
 	const char *sysroot = NULL;
 	struct monitor *mon = NULL;
-	int c, sfd = -1, ifd = -1, tfd = -1, ret = EXIT_FAILURE;
+	int c, sfd = -1, ifd = -1, tfd = -1, rfd = -1, ret = EXIT_FAILURE;
 	size_t n;
 	sigset_t mask;
 
@@ -755,7 +808,8 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ifd = watch_dirs(&d);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (sfd < 0 || ifd < 0 || tfd < 0) {
+	rfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (sfd < 0 || ifd < 0 || tfd < 0 || rfd < 0) {
 		say(LOG_ERR, "cannot set up signals, inotify or timers: %s", strerror(errno));
 		goto out;
 	}
@@ -772,12 +826,13 @@ int main(int argc, char **argv)
 	coldplug(&d);
 
 	for (;;) {
-		struct pollfd p[5] = {
+		struct pollfd p[6] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = d.done_pipe[0], .events = POLLIN },
 			{ .fd = ifd, .events = POLLIN },
 			{ .fd = tfd, .events = POLLIN },
 			{ .fd = mon ? monitor_fd(mon) : -1, .events = POLLIN },
+			{ .fd = rfd, .events = POLLIN },
 		};
 
 		if (!d.coldplug_done && d.running == 0) {
@@ -796,7 +851,7 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		if (poll(p, 5, -1) < 0) {
+		if (poll(p, 6, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			say(LOG_ERR, "poll: %s", strerror(errno));
@@ -817,15 +872,16 @@ int main(int argc, char **argv)
 			}
 		}
 		if (p[1].revents & POLLIN) {
-			unsigned int host;
+			struct job_done done;
 
-			while (read(d.done_pipe[0], &host, sizeof(host)) == sizeof(host)) {
-				struct host_state *h = host_get(&d, host);
+			while (read(d.done_pipe[0], &done, sizeof(done)) == sizeof(done)) {
+				struct host_state *h = host_get(&d, done.host);
 
 				d.running--;
 				d.scans++;
 				if (h) {
 					h->running = false;
+					retry_later(&d, h, done.retry, rfd);
 					start(&d, h);
 					host_forget(&d, h);
 				}
@@ -851,6 +907,20 @@ int main(int argc, char **argv)
 			if (read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
 				reload(&d, "a quirk directory changed");
 		}
+		if (p[5].revents & POLLIN) {
+			uint64_t ticks, now = monotonic_ms();
+
+			if (read(rfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+				for (struct host_state *h = d.hosts; h; h = h->next) {
+					if (!h->retry_at || h->retry_at > now)
+						continue;
+					h->retry_at = 0;
+					h->want_full = true;
+					start(&d, h);
+				}
+				arm_retry(&d, rfd);
+			}
+		}
 		if (mon && (p[4].revents & POLLIN)) {
 			struct scsi_event ev;
 			char what[256];
@@ -870,12 +940,12 @@ int main(int argc, char **argv)
 	for (uint64_t end = monotonic_ms() + STOP_WAIT_MS; d.running > 0;) {
 		struct pollfd p = { .fd = d.done_pipe[0], .events = POLLIN };
 		uint64_t now = monotonic_ms();
-		unsigned int host;
+		struct job_done done;
 
 		if (now >= end)
 			break;
 		if (poll(&p, 1, (int)(end - now)) > 0 &&
-		    read(d.done_pipe[0], &host, sizeof(host)) == sizeof(host))
+		    read(d.done_pipe[0], &done, sizeof(done)) == sizeof(done))
 			d.running--;
 	}
 	if (d.running > 0) {
@@ -903,5 +973,7 @@ out:
 		close(ifd);
 	if (tfd >= 0)
 		close(tfd);
+	if (rfd >= 0)
+		close(rfd);
 	return ret;
 }

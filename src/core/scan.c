@@ -881,6 +881,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 				break;
 			}
 			target_fail(tr, "%s", da.reason);
+			tr->retry_later = true;
 			continue;
 		}
 		r = try_target(&hs, &da, sel, before, nbefore);

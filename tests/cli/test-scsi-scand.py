@@ -140,6 +140,42 @@ class Daemon(unittest.TestCase):
         self.assertIn("host0: scan cancelled: the daemon is stopping", text)
 
 
+    def test_iscsi_session_still_logging_in_is_scanned_again(self):
+        # A session is added before its login ends and no uevent follows the
+        # login: the daemon scans the host again until the session is up
+        with open(self.script, "w") as f:
+            f.write("host 0 transport iscsi\nlu 0:0:0:0\nlu 0:0:0:3\nhost 1 max_id 1\n")
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_host/host0"))
+        sess = os.path.join(self.root, "sys/devices/platform/host0/session1/iscsi_session/session1")
+        os.makedirs(sess)
+        for k, v in (("target_id", "0"), ("targetname", "iqn.2003-01.org.example:t1"),
+                     ("tpgt", "1"), ("state", "FREE")):
+            with open(os.path.join(sess, k), "w") as f:
+                f.write(v + "\n")
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"))
+        os.symlink("../../devices/platform/host0/session1/iscsi_session/session1",
+                   os.path.join(self.root, "sys/class/iscsi_session/session1"))
+        log = open(os.path.join(self.root, "log"), "w+")
+        self.addCleanup(log.close)
+        p = subprocess.Popen(self.args(), env=self.env, stdout=log, stderr=log, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        time.sleep(1.5)
+        self.assertEqual(self.devices(), [])
+        with open(os.path.join(sess, "state"), "w") as f:
+            f.write("LOGGED_IN\n")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(self.devices()) < 2:
+            time.sleep(0.1)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:0:3"])
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0)
+        log.seek(0)
+        text = log.read()
+        self.assertIn("its state is FREE: not reachable", text)
+        self.assertIn("host0: a target its transport lists is not reachable yet; scanning "
+                      "again in 1000 ms (1 of 30)", text)
+
+
 class Unit(unittest.TestCase):
     def test_systemd_analyze_verify(self):
         tool = shutil.which("systemd-analyze")
