@@ -27,15 +27,6 @@ all_hosts() { for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*
 new_hosts() {
 	for n in $(all_hosts); do case " $1 " in *" $n "*) ;; *) echo $n ;; esac; done | sort -n | tr '\n' ' '
 }
-# wait_luns HOST COUNT TIMEOUT_CS: until HOST has COUNT LUNs; prints centiseconds or -1
-wait_luns() {
-	t0=$(uptime_cs)
-	while [ $(( $(uptime_cs) - t0 )) -lt $3 ]; do
-		[ "$(count_luns $1)" -ge $2 ] && { echo $(( $(uptime_cs) - t0 )); return; }
-		sleep 0.05
-	done
-	echo -1
-}
 result() { echo "@@T $*"; }
 
 mkdir -p /run/udev /etc/udev /lib/systemd
@@ -116,7 +107,7 @@ sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
 
 def main():
     checks = vmlib.Checks(SERIES, "daemon")
-    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, GUEST,
+    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, vmlib.WAIT_LIB + GUEST,
                              programs=["/bin/udevadm"], what="systemd-udevd and scsi-scand")
     check = checks.check
     res = {m.group(1): m.group(2) for m in re.finditer(r"^@@T (\S+) (.*)$", out, re.M)}

@@ -99,6 +99,35 @@ compare iscsi-lun-mapped-at-run-time $k1 $o1
 set -- $(for h in /sys/class/scsi_host/host*; do
 	[ "$(cat $h/proc_name)" = sym53c8xx ] && echo ${h##*/host}; done | sort -n)
 compare spi-lsi53c895a $1 $2
+
+# The daemon, with systemd-udevd: a session logged in while it runs, a LUN
+# mapped on that target, then SIGTERM.
+count_luns() { ls -d /sys/bus/scsi/devices/$1:* 2>/dev/null | wc -l; }
+mkdir -p /run/udev /etc/udev /lib/systemd
+ln -sf /bin/udevadm /lib/systemd/systemd-udevd
+/lib/systemd/systemd-udevd --daemon
+udevadm settle -t 10
+scsi-scand --foreground > /tmp/scand.log 2>&1 &
+PID=$!
+sleep 3
+T4=iqn.2003-01.org.linux-iscsi.test:t4
+mkdir -p $C/iscsi/$T4/tpgt_1
+for l in 0 3; do lun $T4 $l $(backstore_rd d$l); done
+target $T4
+iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
+h4=$(login $T4 127.0.0.1)
+t=$(wait_luns $h4 2 3000)
+echo "@@D session-login host=$h4 time=$t luns=[$(luns_of_host $h4)]"
+lun $T4 6 $(backstore_rd d6)
+sg=$(ls /sys/bus/scsi/devices/$h4:0:0:0/scsi_generic 2>/dev/null)
+sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+t=$(wait_luns $h4 3 3000)
+echo "@@D lun-mapped host=$h4 time=$t luns=[$(luns_of_host $h4)]"
+t0=$(uptime_cs)
+kill -TERM $PID; wait $PID; rc=$?
+echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
+echo "@@D retries=$(grep -c 'not reachable yet' /tmp/scand.log)"
+sed 's/^/@@S /' /tmp/scand.log | grep -v 'attached LUN' | tail -40
 """
 
 
@@ -145,9 +174,10 @@ def main():
         vmlib.install_project(BUILD, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
-                              vmlib.INIT_HEAD + vmlib.COMPARE_LIB + SCRIPT + vmlib.INIT_TAIL,
+                              vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB + SCRIPT +
+                              vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS},
-                              programs=["/sbin/iscsid", "/sbin/iscsiadm"])
+                              programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm"])
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
     checks.check("iscsi-login", "@@LOGIN-FAILED" not in out and "@@HOSTS" in out,
@@ -184,8 +214,30 @@ def main():
                  "listed by session" in explain and "transport iSCSI" in explain,
                  "explain names the session and target IQN that listed the target",
                  width=30)
+    daemon = {}
+    for line in out.splitlines():
+        if line.startswith("@@D "):
+            key, _, rest = line[4:].partition(" ")
+            daemon[key] = dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)
+            if key.startswith("retries="):
+                daemon["retries"] = key.split("=", 1)[1]
+    login = daemon.get("session-login", {})
+    checks.check("daemon-session-login", login.get("luns") == "[0:0:0,0:0:3]" and
+                 login.get("time") != "-1",
+                 f"a session logged in while scsi-scand runs: LUNs {login.get('luns')} in "
+                 f"{int(login.get('time', '-1')) * 10} ms (rescans while the session was not yet "
+                 f"logged in: {daemon.get('retries', '?')})", width=30)
+    mapped = daemon.get("lun-mapped", {})
+    checks.check("daemon-lun-mapped", mapped.get("luns") == "[0:0:0,0:0:3,0:0:6]",
+                 f"LUN 6 mapped on the target: REPORTED LUNS DATA HAS CHANGED, LUNs "
+                 f"{mapped.get('luns')} in {int(mapped.get('time', '-1')) * 10} ms", width=30)
+    stop = daemon.get("stop", {})
+    checks.check("daemon-sigterm", stop.get("rc") == "0" and int(stop.get("time", "999")) < 500,
+                 f"SIGTERM: exit {stop.get('rc')} after {int(stop.get('time', '-1')) * 10} ms",
+                 width=30)
     if checks.failed:
-        print("\n".join(line for line in out.splitlines() if line.startswith(("@@L", "@@X"))))
+        print("\n".join(line for line in out.splitlines()
+                        if line.startswith(("@@L", "@@X", "@@S"))))
     print(f"guest and checks took {time.monotonic() - start:.0f} s")
     return checks.finish(out)
 

@@ -234,6 +234,19 @@ compare() {
 }
 """
 
+# wait_luns HOST COUNT TIMEOUT_CS: until HOST has COUNT LUNs (count_luns HOST,
+# defined by the guest's script); prints centiseconds or -1.
+WAIT_LIB = r"""
+wait_luns() {
+	t0=$(uptime_cs)
+	while [ $(( $(uptime_cs) - t0 )) -lt $3 ]; do
+		[ "$(count_luns $1)" -ge $2 ] && { echo $(( $(uptime_cs) - t0 )); return; }
+		sleep 0.05
+	done
+	echo -1
+}
+"""
+
 COMPARE_RESULT = re.compile(r"@@R (\S+) rc=(\d+) kernel=\[([^\]]*)\] ours=\[([^\]]*)\] "
                             r"kflags=\[([^\]]*)\] kcs=(-?\d+) ocs=(-?\d+)")
 
