@@ -139,6 +139,7 @@ struct discover {
 	unsigned int id;
 	unsigned int empty;
 	unsigned int found;
+	unsigned int acted;
 	bool started;
 	bool channel_accepted;
 };

@@ -69,14 +69,18 @@ static void step_listed(struct discover *d, enum discover_outcome last, struct d
 		if (!t->has_id) {
 			/* Without an id the transport's user_scan skips it: only
 			 * a whole-host scan can name it, as a failure. */
-			if (in->id >= 0 || (in->channel >= 0 && (unsigned int)in->channel != t->channel))
+			if (in->id >= 0 ||
+			    (in->channel >= 0 && (unsigned int)in->channel != t->channel))
 				continue;
 			act(a, DISCOVER_FAIL, t->channel, 0,
 			    "%s %s (%s) is a target without a SCSI target id: the kernel cannot "
-			    "scan it", t->name, t->address, t->state);
+			    "scan it",
+			    t->name, t->address, t->state);
 			a->listed = true;
+			d->acted++;
 			return;
 		}
+		d->acted++;
 		if (!t->reachable) {
 			act(a, DISCOVER_FAIL, t->channel, t->id,
 			    "listed by %s %s, but its state is %s: not reachable", t->name,
@@ -89,15 +93,16 @@ static void step_listed(struct discover *d, enum discover_outcome last, struct d
 		a->listed = true;
 		return;
 	}
-	if (in->id >= 0 && d->found == 0)
+	if (in->id >= 0 && d->acted == 0)
 		act(a, DISCOVER_DONE, 0, 0,
 		    "%s transport: no target %d:%d among the %zu its topology lists; an id it "
-		    "does not list is never tried (its user_scan accepts any id)", tn,
-		    in->channel < 0 ? 0 : in->channel, in->id, in->ntargets);
+		    "does not list is never tried (its user_scan accepts any id)",
+		    tn, in->channel < 0 ? 0 : in->channel, in->id, in->ntargets);
 	else
 		act(a, DISCOVER_DONE, 0, 0,
 		    "%s transport: targets taken from its topology (%zu listed), no id probed: "
-		    "its user_scan accepts any id", tn, in->ntargets);
+		    "its user_scan accepts any id",
+		    tn, in->ntargets);
 }
 
 static void probe_next_channel(struct discover *d, struct discover_action *a, const char *why)
@@ -112,7 +117,8 @@ static void probe_next_channel(struct discover *d, struct discover_action *a, co
 	if (d->channel + 1 >= DISCOVER_CHANNELS_MAX) {
 		act(a, DISCOVER_DONE, 0, 0,
 		    "probed channels 0-%u (%s) and stopped at the bound of %u channels: %u "
-		    "target(s)", d->channel, why, DISCOVER_CHANNELS_MAX, d->found);
+		    "target(s)",
+		    d->channel, why, DISCOVER_CHANNELS_MAX, d->found);
 		a->failed = true;
 		return;
 	}
@@ -155,7 +161,8 @@ static void step_probe(struct discover *d, enum discover_outcome last, struct di
 		else
 			act(a, DISCOVER_DONE, 0, 0,
 			    "probed channels 0-%u, each until the host refused an id (EINVAL); "
-			    "channel %u refused: %u target(s)", d->channel - 1, d->channel, d->found);
+			    "channel %u refused: %u target(s)",
+			    d->channel - 1, d->channel, d->found);
 		return;
 	}
 	d->channel_accepted = true;
@@ -175,13 +182,14 @@ static void step_probe(struct discover *d, enum discover_outcome last, struct di
 		act(a, DISCOVER_DONE, 0, 0,
 		    "probed channel %u up to id %u: %u ids in a row without a target and none "
 		    "refused, so the host checks no limits; later channels not probed: %u "
-		    "target(s)", d->channel, d->id, DISCOVER_EMPTY_IDS_MAX, d->found);
+		    "target(s)",
+		    d->channel, d->id, DISCOVER_EMPTY_IDS_MAX, d->found);
 		return;
 	}
 	if (d->id + 1 >= DISCOVER_IDS_MAX) {
 		act(a, DISCOVER_DONE, 0, 0,
-		    "probed channel %u and stopped at the bound of %u ids: %u target(s)", d->channel,
-		    DISCOVER_IDS_MAX, d->found);
+		    "probed channel %u and stopped at the bound of %u ids: %u target(s)",
+		    d->channel, DISCOVER_IDS_MAX, d->found);
 		a->failed = true;
 		return;
 	}

@@ -15,8 +15,8 @@
 
 /* A simulated host: what it refuses and where targets answer. */
 struct sim {
-	int max_channel; /* NONE: refuses no channel (a transport) */
-	int max_id;	 /* NONE: refuses no id */
+	int max_channel;     /* NONE: refuses no channel (a transport) */
+	int max_id;	     /* NONE: refuses no id */
 	const char *present; /* " C:T C:T " */
 };
 
@@ -79,32 +79,72 @@ static const struct {
 	bool failed;
 	const char *reason; /* a part of the end reason */
 } probe_cases[] = {
-	{ "spi: ids until EINVAL, then channel 1 refused", NONE, NONE, { 0, 8, " 0:0 0:3 " },
-	  "0:0 0:1 0:2 0:3 0:4 0:5 0:6 0:7 0:8 1:0", 10, false, "channel 1 refused" },
-	{ "megasas: three channels, the first two empty", NONE, NONE, { 2, 3, " 2:1 " },
-	  "0:0 0:1 0:2 0:3 1:0 1:1 1:2 1:3 2:0 2:1 2:2 2:3 3:0", 13, false, "channel 3 refused" },
-	{ "no limits, nothing there: the empty run ends it", NONE, NONE, { NONE, NONE, "" },
-	  NULL, DISCOVER_EMPTY_IDS_MAX, false, "checks no limits" },
-	{ "a target resets the empty run", NONE, NONE, { NONE, NONE, " 0:500 " }, NULL,
-	  501 + DISCOVER_EMPTY_IDS_MAX, false, "1 target" },
-	{ "ids refused, channels never: the channel bound ends it, as a failure", NONE, NONE,
-	  { NONE, 2, "" }, NULL, DISCOVER_CHANNELS_MAX * 3, true, "bound of 64 channels" },
-	{ "selector past the limits fails", 0, 5, { 0, 4, "" }, "0:5", 1, true,
-	  "past the host's limits" },
-	{ "id selected on every channel", NONE, 1, { 1, 4, " 1:1 " }, "0:1 1:1 2:1", 3, false,
-	  "channel 2 refused" },
-	{ "one channel selected", 1, NONE, { 1, 3, " 1:0 " }, "1:0 1:1 1:2 1:3", 4, false,
-	  "refused" },
-	{ "one target selected", 0, 2, { 0, 8, " 0:2 " }, "0:2", 1, false, "only id 2" },
-	{ "the host refuses channel 0 itself", NONE, NONE, { 0, 0, "" }, "0:0", 1, false,
-	  "refused channel 0" },
+    {"spi: ids until EINVAL, then channel 1 refused",
+     NONE,
+     NONE,
+     {0, 8, " 0:0 0:3 "},
+     "0:0 0:1 0:2 0:3 0:4 0:5 0:6 0:7 0:8 1:0",
+     10,
+     false,
+     "channel 1 refused"},
+    {"megasas: three channels, the first two empty",
+     NONE,
+     NONE,
+     {2, 3, " 2:1 "},
+     "0:0 0:1 0:2 0:3 1:0 1:1 1:2 1:3 2:0 2:1 2:2 2:3 3:0",
+     13,
+     false,
+     "channel 3 refused"},
+    {"no limits, nothing there: the empty run ends it",
+     NONE,
+     NONE,
+     {NONE, NONE, ""},
+     NULL,
+     DISCOVER_EMPTY_IDS_MAX,
+     false,
+     "checks no limits"},
+    {"a target resets the empty run",
+     NONE,
+     NONE,
+     {NONE, NONE, " 0:500 "},
+     NULL,
+     501 + DISCOVER_EMPTY_IDS_MAX,
+     false,
+     "1 target"},
+    {"ids refused, channels never: the channel bound ends it, as a failure",
+     NONE,
+     NONE,
+     {NONE, 2, ""},
+     NULL,
+     DISCOVER_CHANNELS_MAX * 3,
+     true,
+     "bound of 64 channels"},
+    {"selector past the limits fails", 0, 5, {0, 4, ""}, "0:5", 1, true, "past the host's limits"},
+    {"id selected on every channel",
+     NONE,
+     1,
+     {1, 4, " 1:1 "},
+     "0:1 1:1 2:1",
+     3,
+     false,
+     "channel 2 refused"},
+    {"one channel selected", 1, NONE, {1, 3, " 1:0 "}, "1:0 1:1 1:2 1:3", 4, false, "refused"},
+    {"one target selected", 0, 2, {0, 8, " 0:2 "}, "0:2", 1, false, "only id 2"},
+    {"the host refuses channel 0 itself",
+     NONE,
+     NONE,
+     {0, 0, ""},
+     "0:0",
+     1,
+     false,
+     "refused channel 0"},
 };
 
 START_TEST(discover_probing)
 {
 	const typeof(probe_cases[0]) *c = &probe_cases[_i];
-	struct discover_input in = { .transport = DISCOVER_PROBE, .channel = c->channel,
-				     .id = c->id };
+	struct discover_input in = {
+	    .transport = DISCOVER_PROBE, .channel = c->channel, .id = c->id};
 	struct result res;
 
 	run(&in, &c->sim, &res);
@@ -122,8 +162,11 @@ END_TEST
 static struct discover_target listed(unsigned int c, unsigned int t, bool has_id, bool is_target,
 				     bool reachable, const char *name, const char *state)
 {
-	struct discover_target x = { .channel = c, .id = t, .has_id = has_id,
-				     .is_target = is_target, .reachable = reachable };
+	struct discover_target x = {.channel = c,
+				    .id = t,
+				    .has_id = has_id,
+				    .is_target = is_target,
+				    .reachable = reachable};
 
 	snprintf(x.name, sizeof(x.name), "%s", name);
 	snprintf(x.address, sizeof(x.address), "addr-%s", name);
@@ -134,12 +177,12 @@ static struct discover_target listed(unsigned int c, unsigned int t, bool has_id
 START_TEST(discover_iscsi_sessions)
 {
 	struct discover_target t[] = {
-		listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
-		listed(0, 1, true, true, false, "session2", "FAILED"),
+	    listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
+	    listed(0, 1, true, true, false, "session2", "FAILED"),
 	};
-	struct discover_input in = { DISCOVER_ISCSI, t, 2, NONE, NONE };
+	struct discover_input in = {DISCOVER_ISCSI, t, 2, NONE, NONE};
 	/* A transport refuses nothing: only the list may end discovery. */
-	struct sim anything = { NONE, NONE, " 0:0 " };
+	struct sim anything = {NONE, NONE, " 0:0 "};
 	struct result res;
 
 	run(&in, &anything, &res);
@@ -153,14 +196,14 @@ END_TEST
 START_TEST(discover_fc_rports)
 {
 	struct discover_target t[] = {
-		listed(0, 0, false, false, true, "rport-2:0-0", "Online"),  /* initiator */
-		listed(0, 0, false, true, true, "rport-2:0-1", "Online"),   /* no id yet */
-		listed(0, 3, true, true, true, "rport-2:0-2", "Online"),
-		listed(0, 4, true, true, false, "rport-2:0-3", "Blocked"),
-		listed(1, 0, true, true, true, "rport-2:1-4", "Marginal"),
+	    listed(0, 0, false, false, true, "rport-2:0-0", "Online"), /* initiator */
+	    listed(0, 0, false, true, true, "rport-2:0-1", "Online"),  /* no id yet */
+	    listed(0, 3, true, true, true, "rport-2:0-2", "Online"),
+	    listed(0, 4, true, true, false, "rport-2:0-3", "Blocked"),
+	    listed(1, 0, true, true, true, "rport-2:1-4", "Marginal"),
 	};
-	struct discover_input in = { DISCOVER_FC, t, 5, NONE, NONE };
-	struct sim anything = { NONE, NONE, " 0:3 1:0 " };
+	struct discover_input in = {DISCOVER_FC, t, 5, NONE, NONE};
+	struct sim anything = {NONE, NONE, " 0:3 1:0 "};
 	struct result res;
 
 	run(&in, &anything, &res);
@@ -171,6 +214,10 @@ START_TEST(discover_fc_rports)
 	in.id = 3;
 	run(&in, &anything, &res);
 	ck_assert_str_eq(res.trace, "0:3");
+	in.id = 4;
+	run(&in, &anything, &res);
+	ck_assert_str_eq(res.trace, "F0:4");
+	ck_assert_ptr_null(strstr(res.reason, "no target"));
 	in.id = 7;
 	run(&in, &anything, &res);
 	ck_assert_str_eq(res.trace, "");
@@ -186,11 +233,11 @@ END_TEST
 START_TEST(discover_sas_never_probes)
 {
 	struct discover_target t[] = {
-		listed(0, 0, true, true, true, "end_device-1:0", "end device"),
-		listed(0, 2, true, true, true, "end_device-1:2", "end device"),
+	    listed(0, 0, true, true, true, "end_device-1:0", "end device"),
+	    listed(0, 2, true, true, true, "end_device-1:2", "end device"),
 	};
-	struct discover_input in = { DISCOVER_SAS, t, 2, NONE, NONE };
-	struct sim anything = { NONE, NONE, "" };
+	struct discover_input in = {DISCOVER_SAS, t, 2, NONE, NONE};
+	struct sim anything = {NONE, NONE, ""};
 	struct result res;
 
 	run(&in, &anything, &res);
