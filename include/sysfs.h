@@ -5,6 +5,7 @@
 #ifndef SCSI_SCAN_SYSFS_H
 #define SCSI_SCAN_SYSFS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,6 +86,17 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
  */
 int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/**
+ * sysfs_open_dir() - open a directory under the root
+ * @ctx: the context
+ * @rel: its absolute path without the root, e.g. "/sys/class/scsi_host"
+ * @ret: set to the open directory, or NULL if it does not exist: a missing
+ *	directory is empty, not an error (no host, no device yet)
+ *
+ * Return: 0 or a negative errno.
+ */
+int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret);
 
 /**
  * sysfs_hosts() - the SCSI hosts, from /sys/class/scsi_host

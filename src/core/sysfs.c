@@ -156,9 +156,7 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Opens a directory under the root; a missing one is empty, not an error
- * (no host, no device yet): then *ret is NULL. */
-static int open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
+int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
 {
 	char path[PATH_MAX];
 	int r;
@@ -181,7 +179,7 @@ int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *r
 	DIR *d;
 	int r;
 
-	r = open_dir(ctx, "/sys/class/scsi_host", &d);
+	r = sysfs_open_dir(ctx, "/sys/class/scsi_host", &d);
 	if (r < 0)
 		return r;
 	while (d && (de = readdir(d))) {
@@ -258,7 +256,7 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 	DIR *d;
 	int r;
 
-	r = open_dir(ctx, "/sys/bus/scsi/devices", &d);
+	r = sysfs_open_dir(ctx, "/sys/bus/scsi/devices", &d);
 	if (r < 0)
 		return r;
 	while (d && (de = readdir(d))) {

@@ -40,16 +40,10 @@ static bool class_has(const struct sysfs_ctx *sys, const char *class, unsigned i
 
 static int open_class(const struct sysfs_ctx *sys, const char *class, DIR **ret)
 {
-	char path[PATH_MAX];
-	int r;
+	char rel[64];
 
-	r = sysfs_path(sys, path, sizeof(path), "/sys/class/%s", class);
-	if (r < 0)
-		return r;
-	*ret = opendir(path);
-	if (!*ret)
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
+	snprintf(rel, sizeof(rel), "/sys/class/%s", class);
+	return sysfs_open_dir(sys, rel, ret);
 }
 
 /* A signed attribute such as scsi_target_id (-1 for none). */
