@@ -249,23 +249,6 @@ char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len);
 int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b);
 
 /**
- * sysfs_device_in_use() - whether removing a device would lose something
- * @ctx: the context
- * @a: the device
- * @why: set to what holds it ("mounted", "held by dm-0", "open by pid 42")
- * @len: size of @why
- *
- * Looks at the block device and its partitions: holders (dm, md), mounts
- * in /proc/self/mountinfo, and open file descriptors of every process
- * (also for the sg and bsg nodes).
- *
- * Return: 1 if in use, 0 if not, or a negative errno if it could not tell
- * (treat as in use).
- */
-int sysfs_device_in_use(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why,
-			size_t len);
-
-/**
  * host_lock() - take the per-host lock shared by scsi-scan and scsi-scand
  * @ctx: the context (the lock lives in /run/scsi-scan/lock/)
  * @host: the host

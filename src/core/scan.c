@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "blist.h"
+#include "inuse.h"
 #include "luns.h"
 #include "scan.h"
 #include "sgio.h"
@@ -399,11 +400,8 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
 		if (a->channel != t->addr.channel || a->id != t->addr.id || a->lun == 0 ||
 		    lun_is_wlun(a->lun) || lun_listed(t, a->lun))
 			continue;
-		use = sysfs_device_in_use(ctx->sys, a, held, sizeof(held));
-		if (use < 0)
-			snprintf(held, sizeof(held), "cannot tell whether it is in use (%s)",
-				 strerror(-use));
-		if (use != 0 && !ctx->opt.force) {
+		use = ctx->opt.force ? 0 : device_in_use(ctx->sys, a, held, sizeof(held));
+		if (use != 0) {
 			r = add_lun(t, a->lun, LUN_IN_USE,
 				    "no longer reported, but %s: kept (--force deletes it)", held);
 			continue;
@@ -423,14 +421,23 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
 	return r;
 }
 
-/* Deletes a LUN this scan attached for its own use. */
+/*
+ * Deletes a LUN this scan attached for its own use. It was attached a
+ * moment ago, but udev rules or an automounter may already hold it: an
+ * error while checking keeps it too.
+ */
 static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why)
 {
 	struct scsi_addr a = addr_of(t, lun);
+	char held[256];
 	int r;
 
 	if (hs->ctx->opt.dry_run || !sysfs_device_exists(hs->ctx->sys, &a))
 		return 0;
+	r = hs->ctx->opt.force ? 0 : device_in_use(hs->ctx->sys, &a, held, sizeof(held));
+	if (r != 0)
+		return add_lun(t, lun, LUN_IN_USE, "%s, but %s: kept (--force deletes it)", why,
+			       held);
 	r = sysfs_delete(hs->ctx->sys, &a);
 	if (r < 0)
 		return add_lun(t, lun, LUN_FAILED, "could not delete it again: %s", strerror(-r));
@@ -445,16 +452,9 @@ static int undo_kernel_luns(struct host_scan *hs, struct target_report *t)
 
 	for (size_t i = 0; i < t->nkernel_luns && r == 0; i++) {
 		struct scsi_addr a = addr_of(t, t->kernel_luns[i]);
-		char held[256];
 
 		if (t->kernel_kept[i])
 			continue;
-		if (sysfs_device_in_use(hs->ctx->sys, &a, held, sizeof(held)) > 0) {
-			r = add_lun(t, a.lun, LUN_IN_USE, "attached by the kernel's scan of this "
-							  "target against the database, but %s: kept",
-				    held);
-			continue;
-		}
 		r = detach(hs, t, a.lun, "attached by the kernel's scan of this target; the quirk "
 					 "database would not attach it");
 	}

@@ -315,6 +315,33 @@ class Database(ScanTest):
         self.assertEqual(t.devices(), [])
         self.assertIn("attach = false", tgt["end_reason"])
 
+    def test_attach_false_keeps_lun0_in_use(self):
+        # mounted the moment it appeared: the scan attached it, but it is
+        # not taken away from the user
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "x" {\n\tvendor = "ACME"\n\tattach = false\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor ACME version 5 mounted /media/x\n")
+            r = t.json(quirks=(QUIRKS, etc))
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "in-use"})
+        self.assertIn("is mounted on /media/x", tgt["luns"][0]["reason"])
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+    def test_check_error_is_in_use(self):
+        # /proc/swaps unreadable: the removal is refused, never guessed
+        t = self.tree(Remove.SCRIPT)
+        t.run(rc=0)
+        os.makedirs(os.path.join(t.root, "proc/swaps"))
+        with open(t.script, "a") as f:
+            f.write("report 0:0:0 list 0\n")
+        r = t.json("--remove")
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "present", 1: "in-use", 2: "in-use"})
+        self.assertIn("cannot read /proc/swaps", tgt["luns"][1]["reason"])
+        self.assertEqual(len(t.devices()), 3)
+
     def test_max_lun_and_single_lun_selector(self):
         with tempfile.TemporaryDirectory() as etc:
             with open(os.path.join(etc, "50-local.conf"), "w") as f:

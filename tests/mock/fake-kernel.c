@@ -8,7 +8,7 @@
  *
  *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
  *        [wlun refused] [delay_ms N]
- *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N]
+ *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
  *   report H:C:T fail|ua N|list L,L,...
  *   inquiry H:C:T:L fail
  *
@@ -24,7 +24,9 @@
  * success, as the transports' user_scan does (fc_user_scan, sas_user_scan,
  * iscsi_user_scan): its limits never give EINVAL. "wlun refused" makes the
  * REPORT LUNS well-known LUN attach nothing, as LIO's CHECK CONDITION does.
- * "delay_ms" makes every scan write of the host take that long.
+ * "delay_ms" makes every scan write of the host take that long. A LUN
+ * "mounted" on PATH gets a disk sdX (240:16n) that is mounted there as soon
+ * as it is attached, as an automounter or a stale fstab entry would do.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,6 +59,7 @@ struct lu {
 	uint64_t l;
 	int pdt, version, pq;
 	char vendor[9], model[17], rev[5];
+	char mounted[64];
 	bool inquiry_fails;
 };
 
@@ -221,6 +224,8 @@ static void load(void)
 					snprintf(u->model, sizeof(u->model), "%s", v);
 				else if (strcmp(k, "rev") == 0)
 					snprintf(u->rev, sizeof(u->rev), "%s", v);
+				else if (strcmp(k, "mounted") == 0)
+					snprintf(u->mounted, sizeof(u->mounted), "%s", v);
 				else
 					die("lu: unknown key %s", k);
 			}
@@ -323,6 +328,28 @@ static int next_sg(void)
 	}
 }
 
+static void mount_disk(const char *dir, int n, const char *where)
+{
+	char disk[16], sub[PATH_MAX + 32], text[PATH_MAX];
+	FILE *f;
+
+	snprintf(disk, sizeof(disk), "sd%c", 'a' + n % 26);
+	snprintf(sub, sizeof(sub), "%s/block", dir);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/block/%s", dir, disk);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/sys/class/block/%s", root, disk);
+	mkdir(sub, 0755);
+	snprintf(text, sizeof(text), "240:%d\n", 16 * n);
+	put_file(sub, "dev", text, strlen(text));
+	snprintf(sub, sizeof(sub), "%s/proc/self/mountinfo", root);
+	f = fopen(sub, "a");
+	if (!f)
+		die("cannot open %s", sub);
+	fprintf(f, "%d 22 240:%d / %s rw - ext4 /dev/%s rw\n", 100 + n, 16 * n, where, disk);
+	fclose(f);
+}
+
 static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, const struct lu *u)
 {
 	char dir[PATH_MAX], sub[PATH_MAX + 32], text[64], sg[32];
@@ -355,6 +382,8 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	snprintf(sub, sizeof(sub), "%s/dev", root);
 	mkdir(sub, 0755);
 	put_file(sub, sg, "", 0);
+	if (u->mounted[0])
+		mount_disk(dir, n, u->mounted);
 	note("attach %u:%u:%u:%" PRIu64 " as %s", h, c, t, l, sg);
 }
 
