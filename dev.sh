@@ -20,7 +20,7 @@ build=${BUILD_DIR:-$top/build}
 packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  libsgutils2-dev libudev-dev check valgrind
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
-	  initramfs-tools dracut-core e2fsprogs util-linux systemd libsystemd-dev
+	  initramfs-tools dracut-core e2fsprogs btrfs-progs util-linux systemd libsystemd-dev
 	  clang-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup open-iscsi)
 
 need_packages() {

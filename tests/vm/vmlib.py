@@ -312,7 +312,7 @@ class Checks:
 
     def finish(self, out, tail=60):
         if self.failed:
-            print("\n".join(out.splitlines()[-tail:]))
+            print("\n".join(ln[:400] for ln in out.splitlines()[-tail:]))
         print(f"{self.series}: {self.suite} {self.passed} passed, {len(self.failed)} failed, "
               f"in {time.monotonic() - self.start:.0f} s")
         return 1 if self.failed else 0
