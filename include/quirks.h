@@ -282,6 +282,17 @@ int quirk_search_path(const char *root, char ***ret_dirs, size_t *ret_count);
 void quirk_search_path_free(char **dirs);
 
 /**
+ * quirk_dir_check() - whether a directory named by the user can be read
+ * @dir: the directory
+ *
+ * The search path's directories may be missing; one given on a command line
+ * (--quirks-dir) must exist, or the database would silently be empty.
+ *
+ * Return: 0, -ENOTDIR, or the errno of stat().
+ */
+int quirk_dir_check(const char *dir);
+
+/**
  * quirk_db_load() - load and finalize a database from directories
  * @dirs: as for quirk_db_add_dirs()
  * @ndirs: number of @dirs

@@ -236,10 +236,23 @@ struct scan_ctx {
 int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep);
 
 /**
- * scan_report_failures() - count hosts and targets that failed
+ * lun_report_failed() - whether a LUN's outcome means the scan fell short
+ * @t: its target
+ * @l: the LUN's line
+ *
+ * Failed writes and deletions, LUNs kept because in use (the scan meant to
+ * delete them), and a LUN the host refused (EINVAL) that the device listed
+ * or the user selected; not the host's limit that ends a sequential scan.
+ *
+ * Return: true if it counts as a failure.
+ */
+bool lun_report_failed(const struct target_report *t, const struct lun_report *l);
+
+/**
+ * scan_report_failures() - count hosts, targets and LUNs that failed
  * @rep: the report
  *
- * Return: the count.
+ * Return: the count; exit status 1 when it is not 0.
  */
 size_t scan_report_failures(const struct scan_report *rep);
 

@@ -516,7 +516,7 @@ int main(int argc, char **argv)
 	};
 	struct options o = { .type = -1 };
 	const char *cmd;
-	int c, ret;
+	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (c) {
@@ -527,6 +527,13 @@ int main(int argc, char **argv)
 				return EXIT_FAILURE;
 			o.dirs = d;
 			o.dirs[o.ndirs++] = optarg;
+			r = quirk_dir_check(optarg);
+			if (r < 0) {
+				fprintf(stderr, "scsi-quirks: --quirks-dir %s: %s\n", optarg,
+					strerror(-r));
+				free(o.dirs);
+				return EXIT_FAILURE;
+			}
 			break;
 		}
 		case OPT_ROOT:

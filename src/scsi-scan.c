@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static void usage(FILE *f)
 	      "  -h, --help             this text\n"
 	      "      --version          the version\n"
 	      "\n"
-	      "Exit status: 0 done, 1 some host or target failed, 2 usage error.\n"
+	      "Exit status: 0 all done, 1 a host, target or LUN failed or was kept in\n"
+	      "use (each named on stderr), 2 usage error.\n"
 	      "See scsi-scan(8).\n",
 	      f);
 }
@@ -133,16 +135,54 @@ static void print_json(json_object *j)
 	json_object_put(j);
 }
 
+static bool host_exists(struct sysfs_ctx *sys, int host)
+{
+	char rel[64];
+	DIR *d;
+
+	if (host == SCAN_WILDCARD)
+		return true;
+	snprintf(rel, sizeof(rel), "/sys/class/scsi_host/host%d", host);
+	if (sysfs_open_dir(sys, rel, &d) < 0 || !d)
+		return false;
+	closedir(d);
+	return true;
+}
+
+/* Each LUN that fell short, on stderr, for the log of a boot script. */
+static void print_lun_failures(const struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++)
+		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
+			const struct target_report *t = &rep->hosts[i].targets[k];
+
+			for (size_t j = 0; j < t->nluns; j++)
+				if (lun_report_failed(t, &t->luns[j]))
+					fprintf(stderr, "scsi-scan: %u:%u:%u:%" PRIu64 ": %s: %s\n",
+						t->addr.host, t->addr.channel, t->addr.id,
+						t->luns[j].lun, lun_outcome_name(t->luns[j].outcome),
+						t->luns[j].reason);
+		}
+}
+
 static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
 		    struct selector *sel, int nsel)
 {
 	json_object *all = o->json ? json_object_new_array() : NULL;
 
+	int ret = EXIT_SUCCESS;
+
 	for (int i = 0; i < nsel; i++) {
 		struct device_info *list = NULL;
 		size_t n = 0;
-		int r = device_list(sys, db, &sel[i], &list, &n);
+		int r;
 
+		if (!host_exists(sys, sel[i].host)) {
+			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
+			ret = EXIT_FAILURE;
+			continue;
+		}
+		r = device_list(sys, db, &sel[i], &list, &n);
 		if (r < 0) {
 			fprintf(stderr, "scsi-scan: cannot list devices: %s\n", strerror(-r));
 			json_object_put(all);
@@ -161,7 +201,7 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	}
 	if (all)
 		print_json(all);
-	return EXIT_SUCCESS;
+	return ret;
 }
 
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
@@ -169,23 +209,26 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 {
 	struct scan_ctx ctx = { .sys = sys, .db = db, .opt = o->scan };
 	struct scan_report rep = { 0 };
-	size_t failures;
+	size_t failures, missing = 0;
 	int r = 0;
 
 	if (explain)
 		ctx.opt.dry_run = true;
+	/* A selector that fails does not hide the work done for the others. */
 	for (int i = 0; i < nsel && r == 0; i++) {
 		r = scan_selected(&ctx, &sel[i], &rep);
 		if (r == -ENODEV) {
 			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
-			scan_report_free(&rep);
-			return EXIT_FAILURE;
+			missing++;
+			r = 0;
 		}
 	}
 	if (r < 0) {
 		fprintf(stderr, "scsi-scan: %s\n", strerror(-r));
-		scan_report_free(&rep);
-		return EXIT_FAILURE;
+		if (!rep.nhosts) {
+			scan_report_free(&rep);
+			return EXIT_FAILURE;
+		}
 	}
 	if (o->json)
 		print_json(output_scan_json(&rep));
@@ -194,8 +237,10 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	else
 		output_scan_text(stdout, &rep, o->verbose || ctx.opt.dry_run);
 	failures = scan_report_failures(&rep);
+	if (!o->json)
+		print_lun_failures(&rep);
 	if (failures && !o->json)
-		fprintf(stderr, "scsi-scan: %zu host(s) or target(s) failed\n", failures);
+		fprintf(stderr, "scsi-scan: %zu host(s), target(s) or LUN(s) failed\n", failures);
 	if (explain && !rep.nhosts)
 		fprintf(stderr, "scsi-scan: nothing to explain\n");
 	else if (explain) {
@@ -208,7 +253,7 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 					"(explain writes nothing)\n");
 	}
 	scan_report_free(&rep);
-	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -239,7 +284,7 @@ int main(int argc, char **argv)
 	struct selector *sel = NULL;
 	struct sysfs_ctx *sys = NULL;
 	struct quirk_db *db = NULL;
-	int c, nsel = 0, ret = EXIT_FAILURE;
+	int c, r, nsel = 0, ret = EXIT_FAILURE;
 	char **args;
 	int nargs;
 
@@ -267,6 +312,13 @@ int main(int argc, char **argv)
 				return EXIT_FAILURE;
 			o.dirs = d;
 			o.dirs[o.ndirs++] = optarg;
+			r = quirk_dir_check(optarg);
+			if (r < 0) {
+				fprintf(stderr, "scsi-scan: --quirks-dir %s: %s\n", optarg,
+					strerror(-r));
+				free(o.dirs);
+				return EXIT_FAILURE;
+			}
 			break;
 		}
 		case OPT_SYSFS:

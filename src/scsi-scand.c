@@ -715,7 +715,7 @@ int main(int argc, char **argv)
 	bool foreground = false, use_monitor = true, once = false;
 	const char *sysroot = NULL;
 	struct monitor *mon = NULL;
-	int c, sfd = -1, ifd = -1, tfd = -1, rfd = -1, ret = EXIT_FAILURE;
+	int c, r, sfd = -1, ifd = -1, tfd = -1, rfd = -1, ret = EXIT_FAILURE;
 	size_t n;
 	sigset_t mask;
 
@@ -742,6 +742,13 @@ int main(int argc, char **argv)
 				return EXIT_FAILURE;
 			d.dirs = p;
 			d.dirs[d.ndirs++] = optarg;
+			r = quirk_dir_check(optarg);
+			if (r < 0) {
+				fprintf(stderr, "scsi-scand: --quirks-dir %s: %s\n", optarg,
+					strerror(-r));
+				free(d.dirs);
+				return EXIT_FAILURE;
+			}
 			break;
 		}
 		case OPT_SYSFS:
@@ -924,7 +931,6 @@ int main(int argc, char **argv)
 		if (mon && (p[4].revents & POLLIN)) {
 			struct scsi_event ev;
 			char what[256];
-			int r;
 
 			while ((r = monitor_receive(mon, &ev, what, sizeof(what))) > 0) {
 				say(LOG_DEBUG, "event: %s", what);

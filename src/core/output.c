@@ -293,6 +293,15 @@ static const char *method_name(enum plan_method m)
 	}
 }
 
+static size_t count_failed(const struct target_report *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nluns; i++)
+		n += lun_report_failed(t, &t->luns[i]) && t->luns[i].outcome != LUN_IN_USE;
+	return n;
+}
+
 static void target_line(FILE *f, const struct target_report *t)
 {
 	char v[64], m[80], r[40];
@@ -317,8 +326,8 @@ static void target_line(FILE *f, const struct target_report *t)
 		fprintf(f, ", %zu removed", count_outcome(t, LUN_REMOVED));
 	if (count_outcome(t, LUN_IN_USE))
 		fprintf(f, ", %zu kept in use", count_outcome(t, LUN_IN_USE));
-	if (count_outcome(t, LUN_FAILED) || count_outcome(t, LUN_LIMIT))
-		fprintf(f, ", %zu failed", count_outcome(t, LUN_FAILED) + count_outcome(t, LUN_LIMIT));
+	if (count_failed(t))
+		fprintf(f, ", %zu failed", count_failed(t));
 	fputc('\n', f);
 }
 

@@ -114,7 +114,8 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	struct stat st;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Non-blocking: a FIFO or a device node must not hang the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -123,6 +124,10 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		r = -EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -ENOTSUP;
 		goto fail;
 	}
 	if (unsafe_owner(&st)) {
@@ -249,6 +254,12 @@ static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_c
 	if (r == -EPERM) {
 		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
 				   "file refused: owned by another user, or writable by others") < 0)
+			return -ENOMEM;
+		return r;
+	}
+	if (r == -ENOTSUP) {
+		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
+				   "file refused: not a regular file (a FIFO, socket or device)") < 0)
 			return -ENOMEM;
 		return r;
 	}
@@ -393,6 +404,15 @@ static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
 	}
 	free(files);
 	return r;
+}
+
+int quirk_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
 int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,

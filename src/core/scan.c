@@ -361,6 +361,14 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 		o->count = t->nreported;
 		return 0;
 	}
+	/* No sense data from either command: nothing answered (the device is
+	 * gone, or the transport lost it). Probing LUN by LUN would only add
+	 * timeouts. */
+	if (r != 0 && !(r > 0 && err.has_sense) && strcmp(t->inquiry_source, "SG_IO") != 0) {
+		target_fail(t, "the device does not answer: INQUIRY and REPORT LUNS failed (%s)",
+			    r > 0 ? err.text : strerror(-r));
+		return -EIO;
+	}
 	if (r != 0) {
 		snprintf(why, why_len, "%s", r > 0 ? err.text : strerror(-r));
 		return 0;
@@ -977,14 +985,32 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 	return r;
 }
 
+bool lun_report_failed(const struct target_report *t, const struct lun_report *l)
+{
+	switch (l->outcome) {
+	case LUN_FAILED:
+	case LUN_IN_USE:
+		return true;
+	case LUN_LIMIT:
+		return t->method != PLAN_METHOD_SEQUENTIAL;
+	default:
+		return false;
+	}
+}
+
 size_t scan_report_failures(const struct scan_report *rep)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->nhosts; i++) {
 		n += rep->hosts[i].failed;
-		for (size_t k = 0; k < rep->hosts[i].ntargets; k++)
-			n += rep->hosts[i].targets[k].failed;
+		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
+			const struct target_report *t = &rep->hosts[i].targets[k];
+
+			n += t->failed;
+			for (size_t j = 0; j < t->nluns; j++)
+				n += lun_report_failed(t, &t->luns[j]);
+		}
 	}
 	return n;
 }

@@ -65,6 +65,20 @@ class Check(unittest.TestCase):
             self.assertIn("50-bin.conf:1: error: NUL byte", p.stderr)
 
 
+    def test_fifo_and_missing_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "10-good.conf"), 'device "a" {\n\tvendor = "ACME"\n}\n')
+            os.mkfifo(os.path.join(d, "20-fifo.conf"))
+            p = subprocess.run([TOOL, "check", d], capture_output=True, text=True, timeout=20)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("20-fifo.conf: error: file refused: not a regular file", p.stderr)
+            p = subprocess.run([TOOL, "--quirks-dir", d, "list"], capture_output=True,
+                               text=True, timeout=20)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("ACME", p.stdout)
+        p = run("--quirks-dir", "/nonexistent/q", "list", check_rc=1)
+        self.assertIn("--quirks-dir /nonexistent/q: No such file or directory", p.stderr)
+
     def test_unsafe_files_and_directories_refused(self):
         with tempfile.TemporaryDirectory() as d:
             good = os.path.join(d, "10-good.conf")

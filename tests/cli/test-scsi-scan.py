@@ -302,6 +302,59 @@ class Failures(ScanTest):
         self.assertIn("Usage:", t.run("--help", rc=0).stdout)
 
 
+class ExitStatus(ScanTest):
+    """0 only when everything asked for was done."""
+
+    def test_listed_lun_the_host_refuses(self):
+        t = self.tree("host 0 max_id 1 max_lun 4\n"
+                      "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n"
+                      "report 0:0:0 list 0,1,9\n")
+        p = t.run(rc=1)
+        self.assertIn("0:0:0:9: beyond-limit: the host refuses this LUN", p.stderr)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+
+    def test_sequential_scan_ending_at_the_limit_is_fine(self):
+        t = self.tree("host 0 max_id 1 max_lun 3\n"
+                      "lu 0:0:0:0 version 2\nlu 0:0:0:1 version 2\nlu 0:0:0:2 version 2\n")
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 3)
+
+    def test_device_gone(self):
+        # LUN 0 attached, then every command gets DID_NO_CONNECT
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n"
+                      "lu 0:0:0:1 version 5\ngone 0:0:0\n")
+        r = t.json(rc=1)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertTrue(tgt["failed"])
+        self.assertIn("does not answer", tgt["error"])
+        # no LUN-by-LUN probing of a target that answers nothing
+        self.assertFalse([c for c in t.commands() if c.startswith("scan 0 0 1")], t.commands())
+
+    def test_missing_host_after_work_done(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+        p = t.run("host0", "host9", rc=1)
+        self.assertIn("0:0:0", p.stdout)
+        self.assertIn("host9 does not exist", p.stderr)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+        p = t.run("list", "host9", rc=1)
+        self.assertIn("host9 does not exist", p.stderr)
+        t.run("list", "host0", rc=0)
+
+    def test_quirks_dir_that_does_not_exist(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+        p = t.run(quirks=(QUIRKS, "/nonexistent/quirks.d"), rc=1)
+        self.assertIn("--quirks-dir /nonexistent/quirks.d: No such file or directory", p.stderr)
+        self.assertEqual(t.devices(), [])
+
+    def test_fifo_in_quirk_dir_does_not_hang(self):
+        with tempfile.TemporaryDirectory() as etc:
+            os.mkfifo(os.path.join(etc, "50-fifo.conf"))
+            t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+            p = t.run(quirks=(QUIRKS, etc), rc=0, timeout=20)
+        self.assertIn("50-fifo.conf:0: file refused: not a regular file", p.stderr)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+
 class Database(ScanTest):
     def test_attach_false_detaches_lun0(self):
         with tempfile.TemporaryDirectory() as etc:
@@ -323,7 +376,7 @@ class Database(ScanTest):
                 f.write('device "x" {\n\tvendor = "ACME"\n\tattach = false\n}\n')
             t = self.tree("host 0 max_id 1 max_lun 49410\n"
                           "lu 0:0:0:0 vendor ACME version 5 mounted /media/x\n")
-            r = t.json(quirks=(QUIRKS, etc))
+            r = t.json(quirks=(QUIRKS, etc), rc=1)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(luns, {0: "in-use"})
         self.assertIn("is mounted on /media/x", tgt["luns"][0]["reason"])
@@ -336,7 +389,7 @@ class Database(ScanTest):
         os.makedirs(os.path.join(t.root, "proc/swaps"))
         with open(t.script, "a") as f:
             f.write("report 0:0:0 list 0\n")
-        r = t.json("--remove")
+        r = t.json("--remove", rc=1)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(luns, {0: "present", 1: "in-use", 2: "in-use"})
         self.assertIn("cannot read /proc/swaps", tgt["luns"][1]["reason"])
@@ -407,7 +460,8 @@ class Remove(ScanTest):
         self.block(t, "0:0:0:2", "sdc", "8:32")
         t.write("proc/self/mountinfo", "36 25 8:32 / /mnt rw,relatime - ext4 /dev/sdc rw\n")
         self.gone(t, [0, 1])
-        r = t.json("--remove", rc=0)
+        # kept, so not everything asked for was done: exit 1
+        r = t.json("--remove", rc=1)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(luns[2], "in-use")
         reason = [lu["reason"] for lu in tgt["luns"] if lu["lun"] == 2][0]
@@ -422,7 +476,7 @@ class Remove(ScanTest):
         self.block(t, "0:0:0:1", "sdb", "8:16")
         os.makedirs(os.path.join(t.root, "sys/class/block/sdb/holders/dm-0"))
         self.gone(t, [0])
-        r = t.json("--remove", rc=0)
+        r = t.json("--remove", rc=1)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(luns, {0: "present", 1: "in-use", 2: "removed"})
         self.assertIn("held by dm-0", [lu["reason"] for lu in tgt["luns"] if lu["lun"] == 1][0])

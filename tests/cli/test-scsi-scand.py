@@ -66,6 +66,19 @@ class Daemon(unittest.TestCase):
         # the shipped database's warnings are for maintainers, not the log
         self.assertNotIn("only by case", err)
 
+    def test_fifo_quirk_file_and_missing_quirks_dir(self):
+        os.mkfifo(os.path.join(self.etc, "50-fifo.conf"))
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("50-fifo.conf", p.stderr)
+        self.assertIn("not a regular file", p.stderr)
+        p = subprocess.run([SCAND, "--foreground", "--no-monitor", "--once", "--sysfs",
+                            self.root, "--quirks-dir", "/nonexistent/q"], env=self.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("--quirks-dir /nonexistent/q: No such file or directory", p.stderr)
+
     def test_notify_reload_and_stop(self):
         sock_path = os.path.join(self.root, "notify")
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

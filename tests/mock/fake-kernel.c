@@ -11,6 +11,7 @@
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
  *   report H:C:T fail|ua N|list L,L,...
  *   inquiry H:C:T:L fail
+ *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
  *
  * Strings in the script use '_' for spaces. Writes to a host's "scan" file
  * attach the named LUN as the kernel would (a directory under
@@ -66,6 +67,7 @@ struct lu {
 struct report {
 	unsigned int h, c, t;
 	bool fail;
+	bool gone;
 	int ua;
 	bool has_list;
 	uint64_t list[64];
@@ -249,6 +251,13 @@ static void load(void)
 			} else {
 				die("report: fail, ua N or list L,L");
 			}
+		} else if (strcmp(tok, "gone") == 0) {
+			struct report *r = &reports[nreports++];
+
+			memset(r, 0, sizeof(*r));
+			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u", &r->h, &r->c, &r->t) != 3)
+				die("gone: bad address");
+			r->gone = true;
 		} else if (strcmp(tok, "inquiry") == 0) {
 			unsigned int h, c, t;
 			uint64_t l;
@@ -577,6 +586,15 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	hdr->sb_len_wr = 0;
 	hdr->resid = 0;
 	memset(out, 0, sizeof(out));
+	for (size_t i = 0; i < nreports; i++)
+		if (reports[i].gone && reports[i].h == h && reports[i].c == c &&
+		    reports[i].t == t) {
+			note("%s %u:%u:%u:%" PRIu64 ": DID_NO_CONNECT",
+			     cdb[0] == 0x12 ? "INQUIRY" : "REPORT LUNS", h, c, t, l);
+			hdr->host_status = 0x01;
+			hdr->info = SG_INFO_CHECK;
+			return 0;
+		}
 	if (cdb[0] == 0x12) {
 		u = find_lu(h, c, t, l);
 		if (!u) {
