@@ -182,6 +182,10 @@ struct scan_report {
  *	scanned and the host fail (0: no bound)
  * @target_timeout: seconds one target's scan may take; past it the target
  *	fails and the next one is scanned (0: no bound)
+ * @time_limit: seconds the whole run may take, from @deadline_ms on
+ *	CLOCK_MONOTONIC (0: no bound); past it the host being scanned and
+ *	every host after it fail
+ * @deadline_ms: when @time_limit ends, in CLOCK_MONOTONIC milliseconds
  */
 struct scan_options {
 	bool dry_run;
@@ -192,6 +196,8 @@ struct scan_options {
 	bool lock_wait;
 	unsigned int host_timeout;
 	unsigned int target_timeout;
+	unsigned int time_limit;
+	uint64_t deadline_ms;
 };
 
 /* Scan writes one target's scan may issue, and one host's. */

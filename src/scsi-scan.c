@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "output.h"
 #include "quirks.h"
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 	      "                         bound on one host's scan (default 900, 0 none)\n"
 	      "      --target-timeout SECS\n"
 	      "                         bound on one target's scan (default 300, 0 none)\n"
+	      "      --time-limit SECS  bound on the whole run (default none); hosts not\n"
+	      "                         reached by then fail\n"
 	      "      --wait             wait for a host another scan holds, instead of failing\n"
 	      "  -h, --help             this text\n"
 	      "      --version          the version\n"
@@ -259,7 +262,7 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 int main(int argc, char **argv)
 {
 	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_TIMEOUT,
-	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_WAIT, OPT_VERSION };
+	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_TIME_LIMIT, OPT_WAIT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
@@ -271,6 +274,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "host-timeout", required_argument, NULL, OPT_HOST_TIMEOUT },
 		{ "target-timeout", required_argument, NULL, OPT_TARGET_TIMEOUT },
+		{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -346,6 +350,13 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_TIME_LIMIT:
+			if (parse_bound(optarg, &o.scan.time_limit) < 0) {
+				fprintf(stderr, "scsi-scan: --time-limit takes 0-86400 seconds\n");
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_WAIT:
 			o.scan.lock_wait = true;
 			break;
@@ -391,6 +402,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_FAILURE;
+	if (o.scan.time_limit) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		o.scan.deadline_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 +
+				     (uint64_t)o.scan.time_limit * 1000;
+	}
 	sys = sysfs_new(o.sysroot);
 	db = load_quirks(&o);
 	if (!sys || !db)

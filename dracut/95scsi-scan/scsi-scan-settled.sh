@@ -3,9 +3,21 @@
 # dracut initqueue/settled hook: attach SCSI devices when the kernel does not
 # (scsi_mod.scan=manual). Attached LUNs are left alone, so running on every
 # pass of the main loop is cheap, and hosts that come up late are found.
+# The initqueue sources this file (dracut-lib.sh loaded): no exit here.
 
-[ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] || exit 0
-command -v scsi-scan >/dev/null || exit 0
-modprobe -q sg
-scsi-scan --wait >>/run/scsi-scan.log 2>&1
-exit 0
+if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
+	command -v scsi-scan >/dev/null; then
+	# The bound on one run, from scsi_scan.timeout= on the kernel command
+	# line (seconds; 0 for none): a device that hangs must not hang the boot.
+	scsi_scan_limit=$(getarg scsi_scan.timeout=)
+	[ -n "$scsi_scan_limit" ] || scsi_scan_limit=120
+	modprobe -q sg
+	scsi-scan --wait --time-limit "$scsi_scan_limit" >>/run/scsi-scan.log 2>&1
+	scsi_scan_rc=$?
+	if [ $scsi_scan_rc -ne 0 ]; then
+		grep '^scsi-scan: ' /run/scsi-scan.log | tail -n 20 | while read -r line; do
+			warn "$line"
+		done
+		warn "scsi-scan: exit $scsi_scan_rc (time limit $scsi_scan_limit s); see /run/scsi-scan.log"
+	fi
+fi

@@ -63,6 +63,11 @@ static int scan_bound(struct host_scan *hs)
 								   "stopping)");
 		return -ECANCELED;
 	}
+	if (o->time_limit && now >= o->deadline_ms) {
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "stopped: the run reached its time limit of %u s", o->time_limit);
+		return -ECANCELED;
+	}
 	if (o->host_timeout && now - hs->start_ms >= (uint64_t)o->host_timeout * 1000) {
 		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
 			 "stopped: the host's scan reached its time bound of %u s", o->host_timeout);
@@ -919,6 +924,23 @@ out:
 	return r;
 }
 
+/* --wait within the run's time limit: a host held past it fails. */
+static int take_host_lock(const struct scan_ctx *ctx, unsigned int host, int *ret_fd)
+{
+	int r;
+
+	if (!ctx->opt.lock_wait || !ctx->opt.time_limit)
+		return host_lock(ctx->sys, host, ctx->opt.lock_wait, ret_fd);
+	for (;;) {
+		r = host_lock(ctx->sys, host, false, ret_fd);
+		if (r != -EWOULDBLOCK || now_ms() >= ctx->opt.deadline_ms)
+			return r;
+		if (ctx->cancel && atomic_load(ctx->cancel))
+			return r;
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+}
+
 int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep)
 {
 	unsigned int *hosts = NULL;
@@ -954,8 +976,15 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 		h = &rep->hosts[rep->nhosts++];
 		memset(h, 0, sizeof(*h));
 		h->host = hosts[i];
+		if (ctx->opt.time_limit && now_ms() >= ctx->opt.deadline_ms) {
+			h->failed = true;
+			snprintf(h->error, sizeof(h->error),
+				 "not scanned: the run reached its time limit of %u s",
+				 ctx->opt.time_limit);
+			continue;
+		}
 		if (!ctx->opt.dry_run) {
-			r = host_lock(ctx->sys, hosts[i], ctx->opt.lock_wait, &lock);
+			r = take_host_lock(ctx, hosts[i], &lock);
 			if (r < 0) {
 				h->failed = true;
 				snprintf(h->error, sizeof(h->error), "%s",

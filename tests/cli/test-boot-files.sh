@@ -48,5 +48,58 @@ DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest sh "$tmp/hook"
 check grep -q "copy_exec $dest/usr/bin/scsi-scan /usr/bin/scsi-scan" "$tmp/log"
 check grep -q "module sg" "$tmp/log"
 check test -f "$tmp/dest/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf"
+# the boot scripts: a time limit from scsi_scan.timeout= (120 s without),
+# and what scsi-scan gave up on reaches the console
+mkdir -p "$tmp/bin"
+echo manual > "$tmp/scanmode"
+cat > "$tmp/bin/scsi-scan" <<'EOS'
+#!/bin/sh
+echo "args: $*" >> "$LOG"
+echo "scsi-scan: 0:0:1: FAILED: stopped: the run reached its time limit" >&2
+exit 1
+EOS
+printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/modprobe"
+chmod +x "$tmp/bin/scsi-scan" "$tmp/bin/modprobe"
+cat > "$tmp/functions" <<'EOS'
+log_begin_msg() { :; }
+log_end_msg() { :; }
+log_warning_msg() { echo "W: $*" >> "$LOG"; }
+wait_for_udev() { :; }
+EOS
+fake_paths() {
+	sed -e "s|/scripts/functions|$tmp/functions|" \
+	    -e "s|/sys/module/scsi_mod/parameters/scan|$tmp/scanmode|" \
+	    -e "s|/proc/cmdline|$tmp/cmdline|" -e "s|/usr/bin/scsi-scan|$tmp/bin/scsi-scan|g" \
+	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" "$1"
+}
+for script in init-premount local-block; do
+	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
+		: > "$tmp/log"
+		echo "$cmdline" > "$tmp/cmdline"
+		fake_paths "$src/initramfs-tools/scripts/$script/scsi-scan" > "$tmp/script"
+		quiet=n PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script" ||
+			{ echo "FAIL: $script exits non-zero"; fail=1; }
+		want=120
+		case "$cmdline" in *timeout=7*) want=7 ;; esac
+		check grep -q -- "args: --wait --time-limit $want" "$tmp/log"
+		if [ $script = init-premount ]; then
+			check grep -q "W: scsi-scan: 0:0:1: FAILED" "$tmp/log"
+			check grep -q "W: scsi-scan: exit 1 (time limit $want s)" "$tmp/log"
+		fi
+	done
+done
+: > "$tmp/log"
+cat > "$tmp/settled" <<EOS
+getarg() { echo 9; }
+warn() { echo "W: \$*" >> "\$LOG"; }
+. "$tmp/script"
+echo "still running" >> "\$LOG"
+EOS
+fake_paths "$src/dracut/95scsi-scan/scsi-scan-settled.sh" > "$tmp/script"
+PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+check grep -q -- "args: --wait --time-limit 9" "$tmp/log"
+check grep -q "W: scsi-scan: exit 1 (time limit 9 s)" "$tmp/log"
+# sourced by the initqueue: it must not exit
+check grep -q "still running" "$tmp/log"
 [ $fail = 0 ] && echo "boot files: ok"
 exit $fail

@@ -605,6 +605,19 @@ class Transports(ScanTest):
         self.assertFalse(by["0:0:1"]["failed"])
         self.assertIn("0:0:1:1", t.devices())
 
+    def test_time_limit_of_the_run(self):
+        # what the boot scripts rely on: the run ends, the hosts not reached
+        # are named
+        t = self.tree("host 0 max_id 40 delay_ms 50\nlu 0:0:0:0 version 2\n"
+                      "host 1 max_id 1\nlu 1:0:0:0 version 5\n", hosts=(0, 1))
+        start = time.monotonic()
+        p = t.run("--time-limit", "1", rc=1, timeout=60)
+        self.assertLess(time.monotonic() - start, 15)
+        self.assertIn("host0: FAILED: stopped: the run reached its time limit of 1 s", p.stdout)
+        self.assertIn("host1: FAILED: not scanned: the run reached its time limit", p.stdout)
+        self.assertNotIn("1:0:0:0", t.devices())
+        t.run("--time-limit", "x", rc=2)
+
 
 class Hostile(ScanTest):
     def test_control_bytes_and_invalid_utf8(self):
