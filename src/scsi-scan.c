@@ -11,12 +11,25 @@
 #include <string.h>
 #include <time.h>
 
+#include "luns.h"
 #include "output.h"
 #include "quirks.h"
 #include "scan.h"
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
+/* Marks a word that getopt must not take for options ("-:0:1"). */
+#define SELECTOR_MARK '\001'
+
+#define MARKED_MAX 4096
+static char *marked[MARKED_MAX];
+static int nmarked;
+
+static void free_marked(void)
+{
+	for (int i = 0; i < nmarked; i++)
+		free(marked[i]);
+}
 
 static void usage(FILE *f)
 {
@@ -26,7 +39,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "Attach the LUNs of SCSI targets through sysfs, as the kernel's own scan\n"
 	      "would, steered by the quirk database (scsi-quirks.d(5)). SELECTOR is hostN\n"
-	      "or H[:C[:T[:L]]], any field '-' for all; none means every host.\n"
+	      "or H[:C[:T[:L]]], any field '-' for all (\"-:0:1\" works; so does \"--\"),\n"
+	      "numbers decimal, 0x hex or 0 octal; none means every host. With L, only\n"
+	      "that LUN is attached.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -n, --dry-run          print the plan, write nothing (only targets with an\n"
@@ -119,9 +134,20 @@ static int parse_selectors(char **args, int n, struct selector **ret, int *ret_n
 	if (!sel)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
+		if (args[i][0] == SELECTOR_MARK)
+			args[i]++;
 		if (selector_parse(args[i], &sel[i]) < 0) {
 			fprintf(stderr, "scsi-scan: '%s' is not a selector (hostN or H:C:T:L)\n",
 				args[i]);
+			free(sel);
+			return -EINVAL;
+		}
+		if (sel[i].lun_set && !lun_scan_writable(sel[i].lun)) {
+			fprintf(stderr,
+				"scsi-scan: '%s': LUN %" PRIu64 " (0x%" PRIx64 ") cannot be written "
+				"to the kernel's scan file, which takes at most 0xffffffffffffff "
+				"(the first byte of the fourth level must be 0)\n",
+				args[i], sel[i].lun, sel[i].lun);
 			free(sel);
 			return -EINVAL;
 		}
@@ -292,6 +318,16 @@ int main(int argc, char **argv)
 	char **args;
 	int nargs;
 
+	/* "-:0:1" (any host) would be an option cluster to getopt; no option
+	 * starts with "-:", so such words are marked as selectors first. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (argv[i][0] != '-' || argv[i][1] != ':')
+			continue;
+		if (nmarked == MARKED_MAX || asprintf(&argv[i], "%c%s", SELECTOR_MARK, argv[i]) < 0)
+			return EXIT_FAILURE;
+		marked[nmarked++] = argv[i];
+	}
+	atexit(free_marked);
 	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':

@@ -490,6 +490,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	struct plan_action a;
 	char node[PATH_MAX], why[PLAN_REASON_LEN];
 	const char *method_reason;
+	bool lun0_only_to_reach = false;
 	struct plan p;
 	int fd = -1, r;
 
@@ -516,7 +517,9 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = undo_kernel_luns(hs, t);
 		goto out;
 	}
-	if (in.lun0_present && t->probe_lun == 0)
+	/* One LUN asked for: LUN 0 was only the way in, unless it is the one. */
+	lun0_only_to_reach = sel->lun_set && sel->lun != 0 && lun0_new && t->probe_lun == 0;
+	if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
 		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT, "%s",
 			    lun0_new ? "LUN 0: the target answered" :
 				       "already attached; left alone");
@@ -524,8 +527,14 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		goto out;
 
 	if (sel->lun_set) {
-		/* One LUN asked for: the database may still forbid it. */
+		/* The database may still forbid it. */
 		struct plan_outcome one;
+
+		if (lun0_only_to_reach)
+			snprintf(t->reach_reason, sizeof(t->reach_reason),
+				 "through LUN 0, attached for this scan and detached after it "
+				 "(only LUN %" PRIu64 " was selected)",
+				 sel->lun);
 
 		if (sel->lun == 0 || sel->lun == t->probe_lun) {
 			snprintf(t->end_reason, sizeof(t->end_reason), "only LUN %" PRIu64 " selected",
@@ -581,9 +590,12 @@ cleanup: {
 	if (r == 0)
 		r = r2;
 }
-	if (temporary) {
+	if (temporary || lun0_only_to_reach) {
 		int r2 = detach(hs, t, t->probe_lun,
-				"the REPORT LUNS well-known LUN, attached only to reach the target");
+				temporary ? "the REPORT LUNS well-known LUN, attached only to reach "
+					    "the target" :
+					    "LUN 0, attached only to reach the target for the "
+					    "selected LUN");
 
 		if (r == 0)
 			r = r2;

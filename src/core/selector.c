@@ -10,7 +10,9 @@
 
 #include "scan.h"
 
-/* One field: "-" or decimal digits up to @max; @end gets the next char. */
+/* One field: "-" or a number up to @max, read as the kernel's scan file
+ * reads it (base 0: decimal, 0x hex, leading-0 octal); @end gets the next
+ * char. */
 static int field(const char *s, unsigned long long max, bool *wild, unsigned long long *v,
 		 const char **end)
 {
@@ -24,7 +26,7 @@ static int field(const char *s, unsigned long long max, bool *wild, unsigned lon
 	if (!isdigit((unsigned char)s[0]))
 		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, &e, 10);
+	*v = strtoull(s, &e, 0);
 	if (errno || *v > max)
 		return -EINVAL;
 	*wild = false;

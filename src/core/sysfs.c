@@ -339,8 +339,12 @@ static void scan_value(char *value, size_t len, int channel, int id, uint64_t lu
 		strcpy(t, "-");
 	else
 		snprintf(t, sizeof(t), "%d", id);
+	/* The kernel reads at most 16 characters for the LUN (%16s): past
+	 * 9999999999999999 only hex fits (up to 0xffffffffffffff). */
 	if (lun == UINT64_MAX)
 		strcpy(l, "-");
+	else if (lun > UINT64_C(9999999999999999))
+		snprintf(l, sizeof(l), "0x%" PRIx64, lun);
 	else
 		snprintf(l, sizeof(l), "%" PRIu64, lun);
 	snprintf(value, len, "%s %s %s\n", c, t, l);

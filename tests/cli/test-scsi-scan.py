@@ -355,6 +355,53 @@ class ExitStatus(ScanTest):
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
 
+class Selectors(ScanTest):
+    """Selectors as the kernel's scan file reads numbers."""
+
+    SCRIPT = ("host 0 max_id 2 max_lun 100000000000000000\n"
+              "lu 0:0:0:0 version 5\nlu 0:0:0:16 version 5\nlu 0:0:0:17 version 5\n"
+              "lu 0:0:1:0 version 5\nlu 0:0:1:1 version 5\n"
+              "lu 0:0:1:10000000000000000 version 5\n")
+
+    def test_any_host_is_not_an_option(self):
+        t = self.tree(self.SCRIPT)
+        t.run("-:0:1", rc=0)
+        self.assertEqual(t.devices(), ["0:0:1:0", "0:0:1:1", "0:0:1:10000000000000000"])
+        t2 = self.tree(self.SCRIPT)
+        t2.run("-v", "--", "-:-:1", rc=0)
+        self.assertEqual(len(t2.devices()), 3)
+
+    def test_one_lun_in_hex_attaches_only_that_lun(self):
+        t = self.tree(self.SCRIPT)
+        r = t.json("0:0:0:0x10", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:16"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {16: "attached", 0: "detached"})
+        self.assertIn("through LUN 0, attached for this scan and detached", tgt["reached"])
+        # octal, as the kernel reads a leading 0
+        t.run("0:0:0:021", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:16", "0:0:0:17"])
+
+    def test_lun_0_attached_before_stays(self):
+        t = self.tree(self.SCRIPT)
+        t.run("0:0:0:0", rc=0)
+        t.run("0:0:0:17", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:17"])
+
+    def test_luns_past_16_decimal_digits_are_written_in_hex(self):
+        t = self.tree(self.SCRIPT)
+        t.run("0:0:1", rc=0)
+        self.assertIn("0:0:1:10000000000000000", t.devices())
+        self.assertIn("scan host0 0 1 10000000000000000", t.commands())
+
+    def test_kernel_range(self):
+        t = self.tree(self.SCRIPT)
+        p = t.run("0:0:0:0x100000000000000", rc=2)
+        self.assertIn("at most 0xffffffffffffff", p.stderr)
+        p = t.run("0:0:0:08", rc=2)
+        self.assertIn("not a selector", p.stderr)
+
+
 class Database(ScanTest):
     def test_attach_false_detaches_lun0(self):
         with tempfile.TemporaryDirectory() as etc:
@@ -409,8 +456,9 @@ class Database(ScanTest):
             self.assertEqual(luns[3], "skipped")
         t2 = self.tree("host 0 max_id 1 max_lun 49410\n" +
                        "".join(f"lu 0:0:0:{n} version 5\n" for n in range(4)))
+        # only the LUN asked for: LUN 0 was only the way in
         t2.run("0:0:0:3", rc=0)
-        self.assertEqual(t2.devices(), ["0:0:0:0", "0:0:0:3"])
+        self.assertEqual(t2.devices(), ["0:0:0:3"])
 
     def test_broken_quirk_file_reported_rest_used(self):
         with tempfile.TemporaryDirectory() as etc:

@@ -408,8 +408,26 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 		die("scan on host%u, which the script does not describe", h);
 	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) - 1 ? n : sizeof(text) - 1),
 		 buf);
-	if (sscanf(text, "%15s %15s %23s", cs, ts, ls) != 3 || !strcmp(cs, "-") ||
-	    !strcmp(ts, "-"))
+	/* As store_scan() and check_set() read it: three tokens of at most
+	 * 10, 10 and 16 characters, each a whole base-0 number or "-". */
+	{
+		char junk = 0, *end;
+		int got = sscanf(text, "%10s %10s %16s%c", cs, ts, ls, &junk);
+
+		if (got < 3 || (got == 4 && junk != '\n' && junk != ' ')) {
+			note("scan host%u '%s': EINVAL (the kernel's token widths)", h, text);
+			errno = EINVAL;
+			return -1;
+		}
+		if (strcmp(ls, "-") != 0) {
+			strtoull(ls, &end, 0);
+			if (*end) {
+				errno = EINVAL;
+				return -1;
+			}
+		}
+	}
+	if (!strcmp(cs, "-") || !strcmp(ts, "-"))
 		die("scan '%s': the fake kernel takes only explicit C T", text);
 	c = strtoull(cs, NULL, 0);
 	t = strtoull(ts, NULL, 0);
