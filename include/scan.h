@@ -102,7 +102,11 @@ struct lun_report {
  * @has_inquiry: @inq is valid
  * @inq: its INQUIRY data
  * @inquiry_source: "SG_IO" or the fallback used
- * @match: the quirk database's answer for the device
+ * @match: the quirk database's answer for the device, from the INQUIRY of
+ *	the LUN it was reached through (the target's scan rules)
+ * @target_attach: @match's attach from entries without a type: false skips
+ *	the whole target; entries with a type decide per LUN, from each LUN's
+ *	own INQUIRY
  * @method: how LUNs were found
  * @method_reason: why that way
  * @end_reason: why the scan of the target ended
@@ -127,6 +131,7 @@ struct target_report {
 	struct inquiry inq;
 	const char *inquiry_source;
 	struct quirk_match match;
+	bool target_attach;
 	enum plan_method method;
 	char method_reason[PLAN_REASON_LEN];
 	char end_reason[PLAN_REASON_LEN];

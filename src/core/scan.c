@@ -253,6 +253,10 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 	r = quirk_db_match(ctx->db, &dev, &t->match);
 	if (r < 0)
 		return r;
+	t->target_attach = true;
+	for (size_t i = 0; i < t->match.count; i++)
+		if (t->match.sources[i]->type < 0 && t->match.sources[i]->attach >= 0)
+			t->target_attach = t->match.sources[i]->attach;
 	if (fd >= 0 && !(t->match.flags & BLIST_INQUIRY_36) &&
 	    t->inq.response_len > INQUIRY_MIN_LEN && t->inq.response_len <= INQUIRY_MAX_LEN &&
 	    sgio_inquiry(fd, buf, t->inq.response_len, ctx->opt.inquiry_timeout, &got, &err) == 0 &&
@@ -282,11 +286,63 @@ static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
 }
 
 /* One probe of the plan: attach @lun through the scan file and look. */
+static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why);
+
+/* The entry that says attach = false, for a reason text. */
+static const struct quirk_entry *attach_source(const struct quirk_match *m)
+{
+	const struct quirk_entry *e = NULL;
+
+	for (size_t i = 0; i < m->count; i++)
+		if (m->sources[i]->attach >= 0)
+			e = m->sources[i];
+	return e;
+}
+
+/*
+ * Whether a LUN's own INQUIRY (the copy the kernel keeps in sysfs) makes
+ * the quirk database refuse it: an entry with a type or revision that the
+ * LUN the target was reached through does not share. Return: 1 refused
+ * (@why says by what), 0 not, or a negative errno.
+ */
+static int refused_by_own_inquiry(struct host_scan *hs, const struct target_report *t,
+				  uint64_t lun, char *why, size_t len)
+{
+	struct scsi_addr a = addr_of(t, lun);
+	struct quirk_match m = { 0 };
+	const struct quirk_entry *e;
+	struct quirk_device dev;
+	uint8_t buf[INQUIRY_MAX_LEN];
+	struct inquiry inq;
+	char name[32];
+	int n, r;
+
+	n = sysfs_read_bin(hs->ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
+			   scsi_addr_format(&a, name, sizeof(name)));
+	if (n < 0 || inquiry_decode(buf, n, &inq) < 0)
+		return 0;
+	dev.vendor = inq.vendor;
+	dev.model = inq.model;
+	dev.revision = inq.revision;
+	dev.type = inq.pdt;
+	r = quirk_db_match(hs->ctx->db, &dev, &m);
+	if (r < 0)
+		return r;
+	r = !m.attach;
+	e = attach_source(&m);
+	if (r && e)
+		snprintf(why, len, "attach = false for this LUN's own INQUIRY (type %d) from %s:%u",
+			 inq.pdt, e->file, e->line);
+	quirk_match_clear(&m);
+	return r;
+}
+
 static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t lun,
 		       const char *why, struct plan_outcome *o)
 {
 	const struct scan_ctx *ctx = hs->ctx;
 	struct scsi_addr a = addr_of(t, lun);
+	char own[PLAN_REASON_LEN];
 	int r;
 
 	/* This host's LUNs change only through this scan (it holds the host
@@ -296,6 +352,9 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 	if (k >= 0) {
 		o->kind = PLAN_OUT_PRESENT;
 		t->kernel_kept[k] = true;
+		r = refused_by_own_inquiry(hs, t, lun, own, sizeof(own));
+		if (r != 0)
+			return r < 0 ? r : detach(hs, t, lun, own);
 		return add_lun(t, lun, LUN_ATTACHED, "%s (attached by the kernel's scan of this "
 						     "target, as the database agrees)", why);
 	}
@@ -330,6 +389,9 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 	}
 	if (sysfs_device_exists(ctx->sys, &a)) {
 		o->kind = PLAN_OUT_PRESENT;
+		r = refused_by_own_inquiry(hs, t, lun, own, sizeof(own));
+		if (r != 0)
+			return r < 0 ? r : detach(hs, t, lun, own);
 		return add_lun(t, lun, LUN_ATTACHED, "%s", why);
 	}
 	o->kind = PLAN_OUT_ABSENT;
@@ -490,7 +552,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	struct plan_action a;
 	char node[PATH_MAX], why[PLAN_REASON_LEN];
 	const char *method_reason;
-	bool lun0_only_to_reach = false;
+	bool lun0_only_to_reach = false, lun0_refused;
+	char lun0_why[PLAN_REASON_LEN];
 	struct plan p;
 	int fd = -1, r;
 
@@ -502,7 +565,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.scsi_level = t->inq.scsi_level;
 	in.flags = t->match.flags;
 	in.max_lun = t->match.max_lun;
-	in.attach = t->match.attach;
+	in.attach = t->target_attach;
 	in.max_luns = hs->max_luns;
 	in.no_report_luns = hs->usb;
 	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
@@ -517,8 +580,20 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = undo_kernel_luns(hs, t);
 		goto out;
 	}
-	/* One LUN asked for: LUN 0 was only the way in, unless it is the one. */
+	/* One LUN asked for: LUN 0 was only the way in, unless it is the one.
+	 * And a LUN 0 that an entry with a type refuses (an array's
+	 * management LUN) is the way in to the others, then goes. */
 	lun0_only_to_reach = sel->lun_set && sel->lun != 0 && lun0_new && t->probe_lun == 0;
+	lun0_refused = !t->match.attach && lun0_new && t->probe_lun == 0;
+	if (lun0_refused) {
+		const struct quirk_entry *e = attach_source(&t->match);
+
+		snprintf(lun0_why, sizeof(lun0_why),
+			 "attach = false for this LUN's own INQUIRY (type %d) from %s:%u; "
+			 "the target's other LUNs were reached through it",
+			 t->inq.pdt, e ? e->file : "?", e ? e->line : 0);
+		lun0_only_to_reach = true;
+	}
 	if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
 		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT, "%s",
 			    lun0_new ? "LUN 0: the target answered" :
@@ -530,7 +605,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		/* The database may still forbid it. */
 		struct plan_outcome one;
 
-		if (lun0_only_to_reach)
+		if (lun0_only_to_reach && sel->lun != 0)
 			snprintf(t->reach_reason, sizeof(t->reach_reason),
 				 "through LUN 0, attached for this scan and detached after it "
 				 "(only LUN %" PRIu64 " was selected)",
@@ -592,10 +667,11 @@ cleanup: {
 }
 	if (temporary || lun0_only_to_reach) {
 		int r2 = detach(hs, t, t->probe_lun,
-				temporary ? "the REPORT LUNS well-known LUN, attached only to reach "
-					    "the target" :
-					    "LUN 0, attached only to reach the target for the "
-					    "selected LUN");
+				temporary    ? "the REPORT LUNS well-known LUN, attached only to "
+					       "reach the target" :
+				lun0_refused ? lun0_why :
+					       "LUN 0, attached only to reach the target for the "
+					       "selected LUN");
 
 		if (r == 0)
 			r = r2;

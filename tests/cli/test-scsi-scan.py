@@ -442,6 +442,42 @@ class Database(ScanTest):
         self.assertIn("cannot read /proc/swaps", tgt["luns"][1]["reason"])
         self.assertEqual(len(t.devices()), 3)
 
+    def test_per_lun_type_entry_hides_management_luns(self):
+        # the man page's example: LUN 0 and LUN 3 are the array's
+        # controller (type 12), LUNs 1 and 2 its disks
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "acme-mgmt" {\n\tvendor = "ACME"\n\tmodel = "Array"\n'
+                        '\ttype = 12\n\tattach = false\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor ACME model Array version 5 pdt 12\n"
+                          "lu 0:0:0:1 vendor ACME model Array version 5\n"
+                          "lu 0:0:0:2 vendor ACME model Array version 5\n"
+                          "lu 0:0:0:3 vendor ACME model Array version 5 pdt 12\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {1: "attached", 2: "attached", 3: "detached", 0: "detached"})
+        reasons = {lu["lun"]: lu["reason"] for lu in tgt["luns"]}
+        self.assertIn("type 12) from", reasons[3])
+        self.assertIn("50-local.conf:1", reasons[0])
+        self.assertEqual(t.devices(), ["0:0:0:1", "0:0:0:2"])
+
+    def test_type_entry_applies_without_lun_0(self):
+        # reached through the W-LUN (type 30): a type 0 entry still applies
+        # to the disks, per LUN
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "no-disks" {\n\tvendor = "ACME"\n\ttype = 0\n'
+                        '\tattach = false\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:1 vendor ACME version 5\n"
+                          "lu 0:0:0:2 vendor ACME version 5 pdt 8\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[1], "detached")
+        self.assertEqual(luns[2], "attached")
+        self.assertEqual(t.devices(), ["0:0:0:2"])
+
     def test_max_lun_and_single_lun_selector(self):
         with tempfile.TemporaryDirectory() as etc:
             with open(os.path.join(etc, "50-local.conf"), "w") as f:
