@@ -60,6 +60,29 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 void device_list_free(struct device_info *list, size_t count);
 
 /**
+ * utf8_valid_prefix() - how many leading bytes form valid UTF-8
+ * @s: the bytes
+ * @len: how many
+ *
+ * Overlong forms, surrogates and code points past U+10FFFF are invalid.
+ *
+ * Return: the length of the valid prefix (@len if all of it is valid).
+ */
+size_t utf8_valid_prefix(const char *s, size_t len);
+
+/**
+ * output_json_string() - a JSON string for text that may not be UTF-8
+ * @s: the text (file names, mount points, device strings), or NULL
+ *
+ * JSON must be UTF-8; a byte that is not part of a valid sequence becomes
+ * the four characters \xNN (and a backslash stays itself), so nothing is
+ * lost and the output stays valid.
+ *
+ * Return: a new json-c string, or NULL (JSON null) for NULL.
+ */
+json_object *output_json_string(const char *s);
+
+/**
  * output_escape() - a device-provided string made safe to print
  * @s: the string
  * @buf: output; control bytes, DEL, bytes above 0x7e and backslashes

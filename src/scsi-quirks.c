@@ -123,13 +123,13 @@ static json_object *entry_json(const struct quirk_entry *e)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "file", json_object_new_string(e->file));
+	json_object_object_add(o, "file", output_json_string(e->file));
 	json_object_object_add(o, "line", json_object_new_int(e->line));
-	json_object_object_add(o, "title", json_object_new_string(e->title));
-	json_object_object_add(o, "vendor", json_object_new_string(e->vendor));
-	json_object_object_add(o, "model", json_object_new_string(e->model));
+	json_object_object_add(o, "title", output_json_string(e->title));
+	json_object_object_add(o, "vendor", output_json_string(e->vendor));
+	json_object_object_add(o, "model", output_json_string(e->model));
 	json_object_object_add(o, "revision",
-			       e->revision ? json_object_new_string(e->revision) : NULL);
+			       e->revision ? output_json_string(e->revision) : NULL);
 	json_object_object_add(o, "type", e->type >= 0 ? json_object_new_int(e->type) : NULL);
 	json_object_object_add(o, "flags", e->sets_flags ? output_flags_json(e->flags) : NULL);
 	json_object_object_add(o, "add_flags", output_flags_json(e->add_flags));
@@ -139,7 +139,7 @@ static json_object *entry_json(const struct quirk_entry *e)
 	json_object_object_add(o, "attach", e->attach >= 0 ? json_object_new_boolean(e->attach) :
 							     NULL);
 	json_object_object_add(o, "builtin", json_object_new_boolean(e->builtin));
-	json_object_object_add(o, "reason", e->reason ? json_object_new_string(e->reason) : NULL);
+	json_object_object_add(o, "reason", e->reason ? output_json_string(e->reason) : NULL);
 	return o;
 }
 
@@ -219,15 +219,15 @@ static int cmd_query(const struct options *o)
 	if (o->json) {
 		json_object *j = json_object_new_object();
 
-		json_object_object_add(j, "vendor", json_object_new_string(vendor));
-		json_object_object_add(j, "model", json_object_new_string(model));
+		json_object_object_add(j, "vendor", output_json_string(vendor));
+		json_object_object_add(j, "model", output_json_string(model));
 		json_object_object_add(j, "revision",
-				       o->revision ? json_object_new_string(rev) : NULL);
+				       o->revision ? output_json_string(rev) : NULL);
 		json_object_object_add(j, "type", o->type >= 0 ? json_object_new_int(o->type) :
 								 NULL);
 		json_object_object_add(j, "flags", output_flags_json(m.flags));
 		snprintf(f, sizeof(f), "0x%llx", (unsigned long long)m.flags);
-		json_object_object_add(j, "flags_value", json_object_new_string(f));
+		json_object_object_add(j, "flags_value", output_json_string(f));
 		json_object_object_add(j, "max_lun",
 				       m.max_lun >= 0 ? json_object_new_int64(m.max_lun) : NULL);
 		json_object_object_add(j, "attach", json_object_new_boolean(m.attach));
@@ -344,15 +344,15 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 			json_object *d = json_object_new_object();
 
 			json_object_object_add(d, "severity",
-					       json_object_new_string(
+					       output_json_string(
 						       diags.items[i].severity == QUIRK_ERROR ? "error" :
 						       diags.items[i].severity == QUIRK_WARNING ? "warning" :
 												  "note"));
 			json_object_object_add(d, "file",
-					       json_object_new_string(diags.items[i].file));
+					       output_json_string(diags.items[i].file));
 			json_object_object_add(d, "line", json_object_new_int(diags.items[i].line));
 			json_object_object_add(d, "message",
-					       json_object_new_string(diags.items[i].message));
+					       output_json_string(diags.items[i].message));
 			json_object_array_add(a, d);
 		}
 		json_object_object_add(j, "entries", json_object_new_int64(entries));

@@ -711,7 +711,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	struct daemon d = { .max_workers = 16, .db_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct daemon d = { .max_workers = 16,
+			    .db_lock = PTHREAD_MUTEX_INITIALIZER,
+			    .done_pipe = { -1, -1 } };
 	bool foreground = false, use_monitor = true, once = false;
 	const char *sysroot = NULL;
 	struct monitor *mon = NULL;
@@ -727,14 +729,21 @@ int main(int argc, char **argv)
 		case OPT_REMOVE:
 			d.remove = true;
 			break;
-		case OPT_MAX_WORKERS:
-			d.max_workers = (unsigned int)strtoul(optarg, NULL, 10);
-			if (d.max_workers < 1 || d.max_workers > 1024) {
+		case OPT_MAX_WORKERS: {
+			unsigned long v;
+			char *end;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			/* Checked before narrowing: 4294967297 is not 1. */
+			if (*optarg < '0' || *optarg > '9' || *end || errno || v < 1 || v > 1024) {
 				fputs("scsi-scand: --max-workers takes 1-1024\n", stderr);
 				free(d.dirs);
 				return EXIT_USAGE;
 			}
+			d.max_workers = (unsigned int)v;
 			break;
+		}
 		case OPT_QUIRKS_DIR: {
 			const char **p = realloc(d.dirs, (d.ndirs + 1) * sizeof(*p));
 
@@ -981,5 +990,8 @@ out:
 		close(tfd);
 	if (rfd >= 0)
 		close(rfd);
+	for (int i = 0; i < 2; i++)
+		if (d.done_pipe[i] >= 0)
+			close(d.done_pipe[i]);
 	return ret;
 }

@@ -7,7 +7,7 @@
 
 # called by dracut
 check() {
-	require_binaries scsi-scan || return 1
+	[[ -x "$dracutsysrootdir@bindir@/scsi-scan" ]] || return 1
 	return 0
 }
 
@@ -26,8 +26,10 @@ installkernel() {
 install() {
 	local dir f
 
-	inst_multiple scsi-scan
-	for dir in /usr/lib/scsi-scan/quirks.d /etc/scsi-scan/quirks.d; do
+	# meson fills in where this build installs them; the settled hook
+	# finds scsi-scan in the initramfs's PATH.
+	inst_binary "@bindir@/scsi-scan" /usr/bin/scsi-scan
+	for dir in @shipped_quirks_dir@ @etc_quirks_dir@; do
 		[[ -d "$dracutsysrootdir$dir" ]] || continue
 		inst_dir "$dir"
 		for f in "$dracutsysrootdir$dir"/*.conf; do

@@ -11,6 +11,75 @@
 #include "inquiry.h"
 #include "output.h"
 
+size_t utf8_valid_prefix(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = p[i];
+		uint32_t cp, min;
+		size_t n;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0)
+			n = 2, cp = c & 0x1f, min = 0x80;
+		else if ((c & 0xf0) == 0xe0)
+			n = 3, cp = c & 0x0f, min = 0x800;
+		else if ((c & 0xf8) == 0xf0)
+			n = 4, cp = c & 0x07, min = 0x10000;
+		else
+			return i;
+		if (i + n > len)
+			return i;
+		for (size_t k = 1; k < n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n;
+	}
+	return i;
+}
+
+json_object *output_json_string(const char *s)
+{
+	size_t len, ok, used = 0;
+	json_object *j;
+	char *buf;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	ok = utf8_valid_prefix(s, len);
+	if (ok == len)
+		return json_object_new_string(s);
+	buf = malloc(len * 4 + 1);
+	if (!buf)
+		return NULL;
+	while (len) {
+		memcpy(buf + used, s, ok);
+		used += ok;
+		s += ok;
+		len -= ok;
+		if (!len)
+			break;
+		used += (size_t)sprintf(buf + used, "\\x%02x", (unsigned char)*s);
+		s++;
+		len--;
+		ok = utf8_valid_prefix(s, len);
+	}
+	buf[used] = '\0';
+	j = json_object_new_string(buf);
+	free(buf);
+	return j;
+}
+
 char *output_escape(const char *s, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -131,7 +200,7 @@ json_object *output_flags_json(uint64_t flags)
 
 	for (size_t i = 0; i < n; i++)
 		if (flags & t[i].bit)
-			json_object_array_add(a, json_object_new_string(t[i].name));
+			json_object_array_add(a, output_json_string(t[i].name));
 	return a;
 }
 
@@ -142,9 +211,9 @@ json_object *output_sources_json(const struct quirk_match *m)
 	for (size_t i = 0; i < m->count; i++) {
 		json_object *s = json_object_new_object();
 
-		json_object_object_add(s, "file", json_object_new_string(m->sources[i]->file));
+		json_object_object_add(s, "file", output_json_string(m->sources[i]->file));
 		json_object_object_add(s, "line", json_object_new_int(m->sources[i]->line));
-		json_object_object_add(s, "title", json_object_new_string(m->sources[i]->title));
+		json_object_object_add(s, "title", output_json_string(m->sources[i]->title));
 		json_object_array_add(a, s);
 	}
 	return a;
@@ -201,21 +270,21 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "hctl",
-				       json_object_new_string(addr_text(&d->addr, hctl, sizeof(hctl))));
+				       output_json_string(addr_text(&d->addr, hctl, sizeof(hctl))));
 		json_object_object_add(o, "type", d->type >= 0 ? json_object_new_int(d->type) : NULL);
 		json_object_object_add(o, "type_name",
-				       json_object_new_string(d->type >= 0 ? pdt_name(d->type) : "?"));
-		json_object_object_add(o, "vendor", json_object_new_string(d->vendor));
-		json_object_object_add(o, "model", json_object_new_string(d->model));
-		json_object_object_add(o, "revision", json_object_new_string(d->rev));
+				       output_json_string(d->type >= 0 ? pdt_name(d->type) : "?"));
+		json_object_object_add(o, "vendor", output_json_string(d->vendor));
+		json_object_object_add(o, "model", output_json_string(d->model));
+		json_object_object_add(o, "revision", output_json_string(d->rev));
 		json_object_object_add(o, "scsi_level", d->scsi_level >= 0 ?
 								json_object_new_int(d->scsi_level) :
 								NULL);
-		json_object_object_add(o, "block", d->block[0] ? json_object_new_string(d->block) :
+		json_object_object_add(o, "block", d->block[0] ? output_json_string(d->block) :
 								  NULL);
-		json_object_object_add(o, "sg", d->sg[0] ? json_object_new_string(d->sg) : NULL);
-		json_object_object_add(o, "state", json_object_new_string(d->state));
-		json_object_object_add(o, "kernel_flags", json_object_new_string(d->kernel_flags));
+		json_object_object_add(o, "sg", d->sg[0] ? output_json_string(d->sg) : NULL);
+		json_object_object_add(o, "state", output_json_string(d->state));
+		json_object_object_add(o, "kernel_flags", output_json_string(d->kernel_flags));
 		json_object_object_add(o, "quirks", quirks_json(&d->match));
 		json_object_array_add(arr, o);
 	}
@@ -429,37 +498,37 @@ json_object *output_scan_json(const struct scan_report *rep)
 
 		json_object_object_add(ho, "host", json_object_new_int(h->host));
 		json_object_object_add(ho, "failed", json_object_new_boolean(h->failed));
-		json_object_object_add(ho, "error", h->failed ? json_object_new_string(h->error) :
+		json_object_object_add(ho, "error", h->failed ? output_json_string(h->error) :
 								NULL);
-		json_object_object_add(ho, "notes", h->notes[0] ? json_object_new_string(h->notes) :
+		json_object_object_add(ho, "notes", h->notes[0] ? output_json_string(h->notes) :
 								  NULL);
 		json_object_object_add(ho, "transport",
-				       json_object_new_string(discover_transport_name(h->transport)));
-		json_object_object_add(ho, "discovery", json_object_new_string(h->discovery));
+				       output_json_string(discover_transport_name(h->transport)));
+		json_object_object_add(ho, "discovery", output_json_string(h->discovery));
 		for (size_t k = 0; k < h->ntargets; k++) {
 			const struct target_report *t = &h->targets[k];
 			json_object *to = json_object_new_object(), *luns = json_object_new_array();
 
 			snprintf(hctl, sizeof(hctl), "%u:%u:%u", t->addr.host, t->addr.channel,
 				 t->addr.id);
-			json_object_object_add(to, "target", json_object_new_string(hctl));
+			json_object_object_add(to, "target", output_json_string(hctl));
 			json_object_object_add(to, "failed", json_object_new_boolean(t->failed));
 			json_object_object_add(to, "error",
-					       t->failed ? json_object_new_string(t->error) : NULL);
-			json_object_object_add(to, "found", json_object_new_string(t->found_reason));
+					       t->failed ? output_json_string(t->error) : NULL);
+			json_object_object_add(to, "found", output_json_string(t->found_reason));
 			json_object_object_add(to, "reached",
 					       t->reach_reason[0] ?
-						       json_object_new_string(t->reach_reason) :
+						       output_json_string(t->reach_reason) :
 						       NULL);
 			if (t->has_inquiry) {
 				json_object *inq = json_object_new_object();
 
 				json_object_object_add(inq, "vendor",
-						       json_object_new_string(t->inq.vendor));
+						       output_json_string(t->inq.vendor));
 				json_object_object_add(inq, "model",
-						       json_object_new_string(t->inq.model));
+						       output_json_string(t->inq.model));
 				json_object_object_add(inq, "revision",
-						       json_object_new_string(t->inq.revision));
+						       output_json_string(t->inq.revision));
 				json_object_object_add(inq, "type", json_object_new_int(t->inq.pdt));
 				json_object_object_add(inq, "qualifier", json_object_new_int(t->inq.pq));
 				json_object_object_add(inq, "version",
@@ -472,10 +541,10 @@ json_object *output_scan_json(const struct scan_report *rep)
 				json_object_object_add(to, "quirks", quirks_json(&t->match));
 			}
 			json_object_object_add(to, "method",
-					       json_object_new_string(method_name(t->method)));
+					       output_json_string(method_name(t->method)));
 			json_object_object_add(to, "method_reason",
-					       json_object_new_string(t->method_reason));
-			json_object_object_add(to, "end_reason", json_object_new_string(t->end_reason));
+					       output_json_string(t->method_reason));
+			json_object_object_add(to, "end_reason", output_json_string(t->end_reason));
 			if (t->reported) {
 				json_object *rl = json_object_new_array();
 
@@ -490,9 +559,9 @@ json_object *output_scan_json(const struct scan_report *rep)
 				json_object_object_add(lo, "lun", json_object_new_uint64(t->luns[l].lun));
 				json_object_object_add(
 					lo, "outcome",
-					json_object_new_string(lun_outcome_name(t->luns[l].outcome)));
+					output_json_string(lun_outcome_name(t->luns[l].outcome)));
 				json_object_object_add(lo, "reason",
-						       json_object_new_string(t->luns[l].reason));
+						       output_json_string(t->luns[l].reason));
 				json_object_array_add(luns, lo);
 			}
 			json_object_object_add(to, "luns", luns);

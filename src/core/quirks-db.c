@@ -19,7 +19,9 @@
 #ifndef QUIRKS_SHIPPED_DIR
 #define QUIRKS_SHIPPED_DIR "/usr/lib/scsi-scan/quirks.d"
 #endif
+#ifndef QUIRKS_ETC_DIR
 #define QUIRKS_ETC_DIR "/etc/scsi-scan/quirks.d"
+#endif
 #define QUIRKS_RUN_DIR "/run/scsi-scan/quirks.d"
 
 /* A quirk file this large is a mistake, not a database. */

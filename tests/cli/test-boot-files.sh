@@ -26,8 +26,15 @@ if command -v shellcheck >/dev/null; then
 fi
 # dracut: the module installs the binary, the quirk directories and the hook
 m=$src/dracut/95scsi-scan/module-setup.sh
-check grep -q 'inst_multiple scsi-scan' "$m"
-check grep -q '/usr/lib/scsi-scan/quirks.d' "$m"
+check grep -q 'inst_binary "@bindir@/scsi-scan" /usr/bin/scsi-scan' "$m"
+check grep -q '@shipped_quirks_dir@' "$m"
+# installed, the templates name where this build put the binary and quirks
+bindir=$(cd "$dest" && dirname "$(find . -path '*/bin/scsi-scan' | head -n 1)" | sed 's|^\.||')
+mi=$dest/usr/lib/dracut/modules.d/95scsi-scan/module-setup.sh
+hi=$dest/usr/share/initramfs-tools/hooks/scsi-scan
+check grep -q "inst_binary \"$bindir/scsi-scan\" /usr/bin/scsi-scan" "$mi"
+check grep -q "copy_exec \"\$root$bindir/scsi-scan\" /usr/bin/scsi-scan" "$hi"
+if grep -q '@[a-z_]*@' "$mi" "$hi"; then echo "FAIL: placeholders left in $mi $hi"; fail=1; fi
 check grep -q 'inst_hook initqueue/settled' "$m"
 check grep -q 'instmods sg' "$m"
 # the boot scripts stay out of the way unless the kernel scans manually
@@ -42,8 +49,7 @@ cat > "$tmp/hook-functions" <<'EOS'
 copy_exec() { mkdir -p "$DESTDIR$(dirname "$2")"; cp "$1" "$DESTDIR$2"; echo "copy_exec $1 $2" >> "$LOG"; }
 manual_add_modules() { echo "module $*" >> "$LOG"; }
 EOS
-sed "s|/usr/share/initramfs-tools/hook-functions|$tmp/hook-functions|" \
-	"$src"/initramfs-tools/hooks/scsi-scan > "$tmp/hook"
+sed "s|/usr/share/initramfs-tools/hook-functions|$tmp/hook-functions|" "$hi" > "$tmp/hook"
 DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest sh "$tmp/hook"
 check grep -q "copy_exec $dest/usr/bin/scsi-scan /usr/bin/scsi-scan" "$tmp/log"
 check grep -q "module sg" "$tmp/log"

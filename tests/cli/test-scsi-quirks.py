@@ -195,6 +195,18 @@ class ListExportImport(unittest.TestCase):
         chinon = [e for e in j if e["vendor"] == "CHINON"]
         self.assertEqual(chinon[0]["flags"], ["nolun"])
 
+    def test_json_with_a_file_name_that_is_not_utf8(self):
+        with tempfile.TemporaryDirectory() as d:
+            sub = os.path.join(os.fsencode(d), b"caf\xe9")
+            os.mkdir(sub)
+            with open(os.path.join(sub, b"50-x.conf"), "w") as f:
+                f.write('device "a" {\n\tvendor = "ACME"\n\tflags = {"nolun"}\n}\n')
+            p = subprocess.run([os.fsencode(TOOL), b"--quirks-dir", sub, b"list", b"--json"],
+                               capture_output=True, timeout=20)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            j = json.loads(p.stdout.decode("utf-8"))  # strict: fails on raw 0xe9
+            self.assertTrue(j[0]["file"].endswith("caf\\xe9/50-x.conf"), j[0]["file"])
+
     def test_list_text(self):
         p = run("--quirks-dir", SHIPPED, "list", check_rc=0)
         self.assertEqual(len(p.stdout.splitlines()), 183)

@@ -13,6 +13,7 @@
 #include "inquiry.h"
 #include "luns.h"
 #include "monitor.h"
+#include "output.h"
 #include "plan.h"
 #include "sense.h"
 
@@ -530,6 +531,31 @@ START_TEST(plan_reasons)
 }
 END_TEST
 
+static const struct {
+	const char *in, *json;
+} utf8_cases[] = {
+	{ "/mnt/plain", "\"\\/mnt\\/plain\"" },
+	{ "/mnt/caf\xc3\xa9", "\"\\/mnt\\/caf\xc3\xa9\"" },
+	{ "/mnt/\xff\xfe", "\"\\/mnt\\/\\\\xff\\\\xfe\"" },
+	{ "over\xc0\xafl", "\"over\\\\xc0\\\\xafl\"" },
+	{ "sur\xed\xa0\x80", "\"sur\\\\xed\\\\xa0\\\\x80\"" },
+	{ "cut\xe2\x82", "\"cut\\\\xe2\\\\x82\"" },
+	{ "big\xf4\x90\x80\x80", "\"big\\\\xf4\\\\x90\\\\x80\\\\x80\"" },
+	{ "ok\xf0\x9f\x92\xbe", "\"ok\xf0\x9f\x92\xbe\"" },
+};
+
+START_TEST(json_strings_stay_utf8)
+{
+	json_object *j = output_json_string(utf8_cases[_i].in);
+	const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
+
+	ck_assert_str_eq(text, utf8_cases[_i].json);
+	ck_assert_uint_eq(utf8_valid_prefix(text, strlen(text)), strlen(text));
+	json_object_put(j);
+	ck_assert_ptr_null(output_json_string(NULL));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("decode");
@@ -546,6 +572,8 @@ int main(void)
 	tcase_add_test(tc, report_luns_duplicates);
 	tcase_add_test(tc, sense);
 	tcase_add_test(tc, event_classify);
+	tcase_add_loop_test(tc, json_strings_stay_utf8, 0,
+			    sizeof(utf8_cases) / sizeof(utf8_cases[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("planner");
 	tcase_add_test(tc, plan_spc_uses_report_luns);
