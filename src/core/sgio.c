@@ -5,20 +5,53 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <scsi/sg_lib.h>
 #include <scsi/sg_pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "luns.h"
 #include "sgio.h"
 
 #define RETRIES 3
 
+/*
+ * libsgutils2 sets up some state on first use without a lock: the bsg
+ * major from /proc/devices (a flag is set before the number is read, so a
+ * second thread can take a bsg node for something else) and its warnings
+ * stream. Done once, before any two threads can get there.
+ */
+static void sgutils_first_use(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	sg_set_warnings_strm(stderr);
+	if (fd >= 0) {
+		check_pt_file_handle(fd, "/dev/null", 0);
+		close(fd);
+	}
+}
+
+/* The bytes a command moved, from the residual the HBA reports; a
+ * residual below 0 or past the buffer (seen from buggy drivers) is not
+ * trusted to mean more data than was asked for. */
+static size_t moved(size_t len, int resid)
+{
+	if (resid <= 0)
+		return len;
+	return (size_t)resid >= len ? 0 : len - (size_t)resid;
+}
+
 int sgio_open(const char *path, int *ret_fd)
 {
-	int fd = scsi_pt_open_flags(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0);
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int fd;
+
+	pthread_once(&once, sgutils_first_use);
+	fd = scsi_pt_open_flags(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0);
 
 	if (fd < 0)
 		return fd;
@@ -68,7 +101,7 @@ static int run_once(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, si
 	cat = get_scsi_pt_result_category(pt);
 	switch (cat) {
 	case SCSI_PT_RESULT_GOOD:
-		*ret_got = len - (size_t)get_scsi_pt_resid(pt);
+		*ret_got = moved(len, get_scsi_pt_resid(pt));
 		r = 0;
 		break;
 	case SCSI_PT_RESULT_SENSE:
@@ -83,7 +116,7 @@ static int run_once(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, si
 		/* RECOVERED ERROR still moved the data. */
 		if (err->category == SG_LIB_CAT_RECOVERED ||
 		    err->category == SG_LIB_CAT_NO_SENSE) {
-			*ret_got = len - (size_t)get_scsi_pt_resid(pt);
+			*ret_got = moved(len, get_scsi_pt_resid(pt));
 			r = 0;
 			break;
 		}

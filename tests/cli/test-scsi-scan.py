@@ -330,6 +330,22 @@ class ExitStatus(ScanTest):
         # no LUN-by-LUN probing of a target that answers nothing
         self.assertFalse([c for c in t.commands() if c.startswith("scan 0 0 1")], t.commands())
 
+    def test_residual_past_the_buffer_is_not_trusted(self):
+        # an HBA driver reporting more residual than the buffer: no data
+        t = self.tree("host 0 max_id 1 max_lun 8\nlu 0:0:0:0 version 5\n"
+                      "lu 0:0:0:1 version 5\nreport 0:0:0 resid 100000\n")
+        r = t.json("-v", rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["method"], "sequential")
+        self.assertIn("less than its header", json.dumps(tgt))
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+        # a negative one: the whole buffer
+        t = self.tree("host 0 max_id 1 max_lun 8\nlu 0:0:0:0 version 5\n"
+                      "lu 0:0:0:3 version 5\nreport 0:0:0 resid -50\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["report_luns"], [0, 3])
+
     def test_missing_host_after_work_done(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
         p = t.run("host0", "host9", rc=1)

@@ -9,7 +9,7 @@
  *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
  *        [wlun refused] [delay_ms N]
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
- *   report H:C:T fail|ua N|list L,L,...
+ *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
  *
@@ -68,6 +68,8 @@ struct report {
 	unsigned int h, c, t;
 	bool fail;
 	bool gone;
+	bool has_resid;
+	int resid;
 	int ua;
 	bool has_list;
 	uint64_t list[64];
@@ -243,6 +245,9 @@ static void load(void)
 				r->fail = true;
 			} else if (what && strcmp(what, "ua") == 0) {
 				r->ua = atoi(strtok(NULL, " \t\n"));
+			} else if (what && strcmp(what, "resid") == 0) {
+				r->has_resid = true;
+				r->resid = atoi(strtok(NULL, " \t\n"));
 			} else if (what && strcmp(what, "list") == 0) {
 				r->has_list = true;
 				for (char *v = strtok(strtok(NULL, " \t\n"), ","); v;
@@ -597,6 +602,8 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	uint8_t *cdb = hdr->cmdp;
 	uint8_t out[8 + 8 * 1024];
 	size_t len = 0;
+	bool has_bogus = false;
+	int bogus_resid = 0;
 
 	if (!addr_of_sg(strrchr(path, '/') + 1, &h, &c, &t, &l))
 		die("SG_IO on %s, which no device owns", path);
@@ -655,6 +662,8 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 				    lus[i].pq != 3)
 					lun_to_scsilun(lus[i].l, out + 8 + 8 * len++);
 		}
+		if (r && r->has_resid)
+			bogus_resid = r->resid, has_bogus = true;
 		out[0] = (uint8_t)((len * 8) >> 24);
 		out[1] = (uint8_t)((len * 8) >> 16);
 		out[2] = (uint8_t)((len * 8) >> 8);
@@ -670,6 +679,8 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 		memcpy(hdr->dxferp, out, len);
 		hdr->resid = (int)(hdr->dxfer_len - len);
 	}
+	if (has_bogus)
+		hdr->resid = bogus_resid;
 	return 0;
 }
 
