@@ -18,10 +18,18 @@ echo 512 > "$root"/sys/module/scsi_mod/parameters/max_luns
 	echo "host 0 max_id 1 max_lun 49410"
 	for l in $(seq 0 1023); do echo "lu 0:0:0:$l version 6"; done
 } > "$root"/script
+# Debian's valgrind is a shell script that execs valgrind.bin; the shell
+# would take the preload for itself (the fake kernel drops LD_PRELOAD for
+# every program but valgrind's launcher), so the launcher is run directly.
+vg=$(command -v valgrind.bin || command -v valgrind)
 FAKE_KERNEL_ROOT=$root FAKE_KERNEL_SCRIPT=$root/script LD_PRELOAD=$build/tests/fake-kernel.so \
-	valgrind --tool=callgrind --callgrind-out-file="$root"/cg.out -q \
+	"$vg" --tool=callgrind --callgrind-out-file="$root"/cg.out -q \
 	"$build"/scsi-scan --sysfs "$root" --quirks-dir "$quirks" >/dev/null
 n=$(ls "$root"/sys/bus/scsi/devices | wc -l)
+if [ "$n" -eq 0 ]; then
+	echo "callgrind: no LUN attached: the fake kernel was not in effect" >&2
+	exit 1
+fi
 callgrind_annotate --inclusive=yes "$root"/cg.out 2>/dev/null > "$root"/cg.txt
 total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$root"/cg.txt | tr -d ,)
 fake=0

@@ -282,6 +282,18 @@ int quirk_search_path(const char *root, char ***ret_dirs, size_t *ret_count);
 void quirk_search_path_free(char **dirs);
 
 /**
+ * quirk_db_refuses_per_lun() - whether an entry could refuse single LUNs
+ * @db: a finalized database
+ *
+ * True when some entry says attach = false and names a type or a revision:
+ * only then can a LUN's own INQUIRY refuse it where the LUN the target was
+ * reached through did not, so only then is each LUN's INQUIRY looked up.
+ *
+ * Return: true or false.
+ */
+bool quirk_db_refuses_per_lun(const struct quirk_db *db);
+
+/**
  * quirk_dir_check() - whether a directory named by the user can be read
  * @dir: the directory
  *

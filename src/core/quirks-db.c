@@ -408,6 +408,11 @@ static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
 	return r;
 }
 
+bool quirk_db_refuses_per_lun(const struct quirk_db *db)
+{
+	return db->refuses_by_type;
+}
+
 int quirk_dir_check(const char *dir)
 {
 	struct stat st;
@@ -620,6 +625,9 @@ int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags)
 		db->nbuckets++;
 		i = j;
 	}
+	for (size_t k = 0; k < db->count; k++)
+		if (db->entries[k].attach == 0 && (db->entries[k].type >= 0 || db->entries[k].revision))
+			db->refuses_by_type = true;
 	db->finalized = true;
 	for (size_t i = 0; i < db->nbuckets && r == 0; i++)
 		r = warn_shadowed(db, &db->buckets[i], diags);

@@ -18,6 +18,7 @@ struct quirk_db {
 	size_t count;
 	size_t alloc;
 	bool finalized;
+	bool refuses_by_type;
 	struct vendor_bucket *buckets;
 	size_t nbuckets;
 	size_t *glob_idx;

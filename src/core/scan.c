@@ -317,6 +317,8 @@ static int refused_by_own_inquiry(struct host_scan *hs, const struct target_repo
 	char name[32];
 	int n, r;
 
+	if (!quirk_db_refuses_per_lun(hs->ctx->db))
+		return 0;
 	n = sysfs_read_bin(hs->ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
 			   scsi_addr_format(&a, name, sizeof(name)));
 	if (n < 0 || inquiry_decode(buf, n, &inq) < 0)

@@ -160,8 +160,11 @@ static void load(void)
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
 	root = getenv("FAKE_KERNEL_ROOT");
 	path = getenv("FAKE_KERNEL_SCRIPT");
-	/* The helpers this file runs (ls, rm) must not load it again. */
-	unsetenv("LD_PRELOAD");
+	/* The helpers this file runs (ls, rm) must not load it again; but
+	 * valgrind's launcher, which loads it too, must pass it on to the
+	 * program it runs (bench/callgrind-scan.sh). */
+	if (strncmp(program_invocation_short_name, "valgrind", 8) != 0)
+		unsetenv("LD_PRELOAD");
 	if (!root || !path)
 		return;
 	f = fopen(path, "r");
