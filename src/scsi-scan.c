@@ -33,7 +33,7 @@ static void free_marked(void)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: scsi-scan [OPTIONS] [SELECTOR...]\n"
+	fputs("Usage: scsi-scan [scan] [OPTIONS] [SELECTOR...]\n"
 	      "       scsi-scan list [--json] [-v] [SELECTOR...]\n"
 	      "       scsi-scan explain SELECTOR\n"
 	      "\n"
@@ -54,7 +54,8 @@ static void usage(FILE *f)
 	      "      --quirks-dir DIR   quirk directory instead of the search path\n"
 	      "                         (repeatable, lowest precedence first)\n"
 	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path\n"
-	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout (default 20 and 30)\n"
+	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout, 1-3600, one value\n"
+	      "                         for both (default 20 and 30)\n"
 	      "      --host-timeout SECS\n"
 	      "                         bound on one host's scan (default 900, 0 none)\n"
 	      "      --target-timeout SECS\n"
