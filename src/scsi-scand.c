@@ -712,6 +712,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
+	char scan_mode[32];
 	struct daemon d = { .max_workers = 16,
 			    .db_lock = PTHREAD_MUTEX_INITIALIZER,
 			    .done_pipe = { -1, -1 } };
@@ -811,6 +812,18 @@ int main(int argc, char **argv)
 	d.cache = quirk_cache_new();
 	if (!d.sys || !d.cache || pipe2(d.done_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		goto out;
+	/* Installed is not switched on: while the kernel scans by itself, the
+	 * database must not change what it attaches. Without scsi_mod loaded
+	 * yet (no parameter), the hosts may still come under scan=manual. */
+	if (sysfs_read(d.sys, scan_mode, sizeof(scan_mode),
+		       "/sys/module/scsi_mod/parameters/scan") > 0 &&
+	    strcmp(scan_mode, "manual") != 0) {
+		say(LOG_NOTICE, "the kernel scans by itself (scsi_mod.scan=%s): nothing to do "
+				"(see \"Switching scanning to user space\" in scsi-scand(8))",
+		    scan_mode);
+		ret = EXIT_SUCCESS;
+		goto out;
+	}
 	if (!d.ndirs && quirk_search_path(NULL, &d.search_path, &n) < 0)
 		goto out;
 	if (load_db(&d, false) < 0)
@@ -841,6 +854,15 @@ int main(int argc, char **argv)
 	say(LOG_INFO, "started (%u workers at most%s)", d.max_workers,
 	    d.remove ? ", removing LUNs no longer reported" : "");
 	coldplug(&d);
+	/*
+	 * Ready once listening, with the coldplug running: the initramfs
+	 * already attached the root disk, and systemd waits for the device
+	 * units that fstab needs itself, so nothing has to wait for every
+	 * host's scan (which can take tens of seconds on a large HBA).
+	 * STATUS= says when the coldplug is done.
+	 */
+	notify(&d, "READY=1");
+	status(&d);
 
 	for (;;) {
 		struct pollfd p[6] = {
@@ -860,7 +882,6 @@ int main(int argc, char **argv)
 			if (!busy) {
 				d.coldplug_done = true;
 				say(LOG_INFO, "coldplug done");
-				notify(&d, "READY=1");
 				status(&d);
 				if (once) {
 					ret = EXIT_SUCCESS;

@@ -66,6 +66,22 @@ class Daemon(unittest.TestCase):
         # the shipped database's warnings are for maintainers, not the log
         self.assertNotIn("only by case", err)
 
+    def test_kernel_scanning_by_itself_is_left_alone(self):
+        # installed is not switched on: with scan=sync the daemon does nothing
+        with open(os.path.join(self.root, "sys/module/scsi_mod/parameters/scan"), "w") as f:
+            f.write("sync\n")
+        p = subprocess.run(self.args(), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("the kernel scans by itself (scsi_mod.scan=sync): nothing to do", p.stderr)
+        self.assertEqual(self.devices(), [])
+        with open(os.path.join(self.root, "sys/module/scsi_mod/parameters/scan"), "w") as f:
+            f.write("manual\n")
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(self.devices()), 4)
+
     def test_fifo_quirk_file_and_missing_quirks_dir(self):
         os.mkfifo(os.path.join(self.etc, "50-fifo.conf"))
         p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
@@ -101,7 +117,9 @@ class Daemon(unittest.TestCase):
                     return msg
             self.fail(f"no {word} from the daemon: {seen}")
 
+        # ready at once, with the coldplug running; STATUS says when it ends
         wait_for("READY=1")
+        wait_for("STATUS=Watching")
         self.assertEqual(self.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "1:0:0:0"])
         # an administrator breaks a file: the daemon reloads by itself, logs
         # file:line, keeps the file's last good version and keeps running

@@ -42,7 +42,8 @@ n=0; while [ ! -e /tmp/a.done ] && [ $n -lt 1800 ]; do sleep 0.1; n=$((n + 1)); 
 echo "@@F inquiry-timeout $(cat /tmp/a.done 2>/dev/null || echo rc=none t=-1) luns=$(luns $HA)"
 
 # 2. LUN 0 attached, then every command times out: our INQUIRY and
-#    REPORT LUNS through SG_IO time out after 3 s.
+#    REPORT LUNS through SG_IO time out after 3 s. Nothing answers: the
+#    target fails (exit 1) instead of being probed LUN by LUN.
 scsi-scan $HC:0:0:0 > /dev/null
 echo 1 > $P/every_nth; echo 4 > $P/opts
 t0=$(uptime_cs)
@@ -50,7 +51,7 @@ scsi-scan -v --timeout 3 host$HC > /tmp/c.txt 2>&1; rc=$?
 t1=$(uptime_cs)
 echo 0 > $P/opts; echo 0 > $P/every_nth
 echo "@@F report-luns-timeout rc=$rc t=$((t1 - t0)) luns=$(luns $HC)"
-grep -i "how:" /tmp/c.txt | sed 's/^/@@M /'
+grep -iE "how:|FAILED" /tmp/c.txt | sed 's/^/@@M /'
 
 # 3. A unit attention waits for our first command (LUN inventory changed).
 scsi-scan $HB:0:0:0 > /dev/null
@@ -94,9 +95,12 @@ def main():
     how = [line[4:] for line in out.splitlines() if line.startswith("@@M ")]
     t = num("report-luns-timeout", "t")
     check("report-luns-timeout", t is not None and t <= 18000 and
-          any("REPORT LUNS failed" in h and "timed out" in h for h in how),
+          num("report-luns-timeout", "rc") == 1 and
+          any("does not answer" in h and "timed out" in h for h in how),
           f"SG_IO INQUIRY and REPORT LUNS timed out (3 s): ended in "
-          f"{t * 10 if t is not None else '?'} ms (bound 180 s), said: {how[:1]}")
+          f"{t * 10 if t is not None else '?'} ms (bound 180 s), exit "
+          f"{num('report-luns-timeout', 'rc')}, said: "
+          f"{[h for h in how if 'does not answer' in h][:1] or how[:1]}")
     check("unit-attention", num("unit-attention", "rc") == 0 and
           num("unit-attention", "luns") == 6,
           f"'reported LUNs data has changed' before our commands: retried, "
