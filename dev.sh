@@ -5,6 +5,9 @@
 #
 #   ./dev.sh demo    the main job: the kernel's own scan beside scsi-scan's
 #   ./dev.sh bench   every benchmark, printed as a table (also bench/run)
+#   ./dev.sh package the Debian package (dpkg-buildpackage -us -uc -b) from
+#                    the tree's files, checked with lintian, in PKG_DIR
+#                    (default ./build-deb)
 #   ./dev.sh test    every test suite (unit, quirks, vm), then the unit
 #                    suites again under AddressSanitizer and UBSan, and every
 #                    fuzzer for FUZZ_SECONDS (default 45) each
@@ -22,6 +25,8 @@ packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
 	  initramfs-tools dracut-core e2fsprogs btrfs-progs util-linux systemd libsystemd-dev
 	  clang-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup open-iscsi)
+# And for ./dev.sh package (and the installed-system test, which boots it).
+pkg_packages=(debhelper dpkg-dev fakeroot lintian bash-completion mmdebstrap)
 
 need_packages() {
 	local missing=() p
@@ -128,7 +133,30 @@ bench() {
 	python3 "$top/bench/vm-bench.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
 }
 
+# The .deb from the files git knows (committed or not, never build
+# outputs), built in a copy so the tree stays clean.
+package() {
+	local out=${PKG_DIR:-$top/build-deb} version src
+	version=$(cd "$top" && dpkg-parsechangelog -S Version)
+	rm -rf "$out"
+	src=$out/scsi-scan-$version
+	mkdir -p "$src"
+	(cd "$top" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) |
+		tar -C "$src" -xf -
+	(cd "$src" && dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) || {
+		tail -n 40 "$out/build.log" >&2
+		echo "dev.sh: dpkg-buildpackage failed; see $out/build.log" >&2
+		return 1
+	}
+	lintian --fail-on error,warning "$out"/*.changes
+	ls "$out"/*.deb
+}
+
 case "${1:-}" in
+package)
+	need_packages "${packages[@]}" "${pkg_packages[@]}"
+	package
+	;;
 bench)
 	need_packages "${packages[@]}"
 	configure
@@ -146,7 +174,7 @@ test)
 	test_all "$@"
 	;;
 *)
-	echo "usage: $0 demo|test|bench [meson test options]" >&2
+	echo "usage: $0 demo|test|bench|package [meson test options]" >&2
 	exit 2
 	;;
 esac
