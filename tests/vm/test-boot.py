@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 
 BUILD, SERIES = sys.argv[1], sys.argv[2]
-SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UUID = "5c5a5c5a-0000-4000-8000-0000000000aa"
 MARKER = "SCSI-SCAN-ROOT-MOUNTED"
 
@@ -58,10 +57,11 @@ def make_initramfs(out, release, moddir, staging, with_hook, tmp):
     with open(os.path.join(conf, "modules"), "w") as f:
         f.write("virtio_pci\nvirtio_scsi\nsd_mod\nsg\next4\n")
     if with_hook:
-        shutil.copy2(os.path.join(SRC, "initramfs-tools", "hooks", "scsi-scan"),
-                     os.path.join(conf, "hooks"))
-        shutil.copytree(os.path.join(SRC, "initramfs-tools", "scripts"),
-                        os.path.join(conf, "scripts"), dirs_exist_ok=True)
+        # as installed: meson fills in the hook's paths
+        it = os.path.join(staging, "usr", "share", "initramfs-tools")
+        shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
+        shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
+                        dirs_exist_ok=True)
     # the kernel's modules at /lib/modules/VERSION, in a private namespace
     fake = os.path.join(tmp, "lib-modules")
     os.makedirs(fake, exist_ok=True)
