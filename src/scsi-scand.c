@@ -821,6 +821,9 @@ int main(int argc, char **argv)
 		say(LOG_NOTICE, "the kernel scans by itself (scsi_mod.scan=%s): nothing to do "
 				"(see \"Switching scanning to user space\" in scsi-scand(8))",
 		    scan_mode);
+		/* A Type=notify unit that exits before READY=1 has failed. */
+		notify(&d, "READY=1\nSTATUS=The kernel scans by itself (scsi_mod.scan=%s)",
+		       scan_mode);
 		ret = EXIT_SUCCESS;
 		goto out;
 	}

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""An installed system: a Debian 12 root file system (mmdebstrap, the
+machine's apt mirror, cached outside the tree) with the package built from
+this tree installed by 'apt-get install ./scsi-scan_*.deb' and switched to
+user-space scanning as README.md says (the modprobe.d link, 'systemctl
+enable scsi-scand', 'update-initramfs -u'), booted under QEMU from a
+virtio-scsi root with systemd as PID 1.
+
+Boot 1 (scan=manual): the boot reaches "running" with no failed unit and no
+ordering cycle, the daemon runs as the installed unit (its sandbox
+included), the second controller's LUNs are what the kernel's own scan
+attaches in the same guest, hosts hotplugged at run time are scanned, a LUN
+added to a running target is attached, a new quirk file and 'systemctl
+reload' take effect, 'systemctl stop' ends it within 5 s, and the journal
+carries its messages with their priorities.
+Boot 2 (scsi_mod.scan=sync on the command line, the same image): the
+kernel scans, the daemon does nothing; the boot time to "running" of both.
+
+usage: test-system.py BUILD_DIR KERNEL_SERIES   (needs root: chroot, mount)
+"""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1], sys.argv[2]
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGES = ["systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "kmod", "sg3-utils",
+            "e2fsprogs", "procps", "lsscsi", "libconfuse2", "libjson-c5", "libsgutils2-1.46-2"]
+LABEL = "sysroot"
+
+# Runs in the guest as a unit of its own once the boot is done; prints
+# @@ lines on the serial console and powers off.
+GUEST = r"""#!/bin/sh
+exec > /dev/ttyS0 2>&1
+mode=$(sed -n 's/.*systest=\([a-z]*\).*/\1/p' /proc/cmdline)
+echo "@@UP $mode"
+state=$(systemctl is-system-running --wait)
+echo "@@R state=$state"
+echo "@@R failed=$(systemctl --failed --no-legend --plain | wc -l)"
+systemctl --failed --no-legend --plain | sed 's/^/@@FAILED /'
+echo "@@R cycles=$(journalctl -b --no-pager | grep -ci 'ordering cycle')"
+journalctl -b --no-pager | grep -i 'ordering cycle' | head -3 | sed 's/^/@@CYCLE /'
+echo "@@R scan=$(cat /sys/module/scsi_mod/parameters/scan)"
+echo "@@R active=$(systemctl is-active scsi-scand)"
+systemd-analyze | head -1 | sed 's/^/@@TIME /'
+systemd-analyze blame --no-pager | head -3 | sed 's/^/@@BLAME /'
+luns() { ls /sys/bus/scsi/devices | grep -c "^$1:"; }
+wait_luns() { # HOST COUNT SECONDS
+	n=0; while [ "$(luns $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+	echo $((n * 100))
+}
+ctl2=$(for h in /sys/class/scsi_host/host*; do
+	[ "$(cat $h/proc_name)" = virtio_scsi ] && echo ${h##*/host}; done | sort -n | sed -n 2p)
+if [ "$mode" = manual ]; then
+	n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
+		sleep 0.2; n=$((n + 1)); done
+	echo "@@R coldplug=$(journalctl -u scsi-scand --no-pager | grep -c 'coldplug done')"
+	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	# The kernel's own scan of the same host, in the same guest.
+	for d in /sys/bus/scsi/devices/$ctl2:*; do echo 1 > $d/delete; done
+	echo "- - -" > /sys/class/scsi_host/host$ctl2/scan
+	echo "@@R ctl2-kernel=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	# Hotplug: a new host, then a LUN added to its running target.
+	modprobe scsi_debug add_host=1 max_luns=4 scsi_level=5 delay=0 dev_size_mb=8
+	H=$(ls -d /sys/class/scsi_host/host* | sed 's/.*host//' | sort -n | tail -1)
+	echo "@@R hotplug-host ms=$(wait_luns $H 4 60) luns=$(luns $H) by-daemon=$(journalctl -u scsi-scand --no-pager | grep -c "host$H: scanned")"
+	echo 6 > /sys/bus/pseudo/drivers/scsi_debug/max_luns
+	sg=$(ls /sys/bus/scsi/devices/$H:0:0:0/scsi_generic)
+	sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+	echo "@@R lun-added ms=$(wait_luns $H 6 60) luns=$(luns $H)"
+	# A new quirk file reloads the database by itself; it applies to the
+	# next host.
+	printf 'device "dbg" {\n\tvendor = "Linux"\n\tmodel = "scsi_debug"\n\tmax_lun = 1\n}\n' \
+		> /etc/scsi-scan/quirks.d/50-systest.conf
+	n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "reloading (a quirk directory changed)" && [ $n -lt 300 ]; do
+		sleep 0.1; n=$((n + 1)); done
+	echo 1 > /sys/bus/pseudo/drivers/scsi_debug/add_host
+	H2=$(ls -d /sys/class/scsi_host/host* | sed 's/.*host//' | sort -n | tail -1)
+	wait_luns $H2 2 60 > /dev/null; sleep 2
+	echo "@@R quirk-file host=$H2 luns=$(luns $H2)"
+	systemctl reload scsi-scand
+	sleep 1
+	echo "@@R reload=$(journalctl -u scsi-scand --no-pager | grep -c 'reloading (SIGHUP)') active=$(systemctl is-active scsi-scand)"
+	journalctl -u scsi-scand -o json --no-pager | grep -o '"PRIORITY":"[0-9]"' | sort | uniq -c | tr '\n' ' ' | sed 's/^/@@PRIO /'
+	echo
+	journalctl -u scsi-scand --no-pager -p notice | tail -3 | sed 's/^/@@NOTICE /'
+	t0=$(date +%s%N)
+	systemctl stop scsi-scand
+	t1=$(date +%s%N)
+	echo "@@R stop ms=$(( (t1 - t0) / 1000000 )) state=$(systemctl is-active scsi-scand)"
+	systemd-analyze security scsi-scand --no-pager | tail -1 | sed 's/^/@@SECURITY /'
+elif [ "$mode" = dracut ]; then
+	echo "@@R root=$(findmnt -n -o SOURCE /) initrd-log=$(grep -c '' /run/scsi-scan.log 2>/dev/null)"
+	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+else
+	echo "@@R ctl2-kernel=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	journalctl -u scsi-scand --no-pager | grep -E "nothing to do|Deactivated|Failed" | sed 's/^/@@DAEMON /'
+fi
+echo "@@DONE"
+systemctl poweroff -f
+"""
+
+UNIT = """[Unit]
+Description=scsi-scan system test
+After=multi-user.target
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/systest
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def mirrors():
+    """deb lines for Debian's suites, from this machine's apt configuration."""
+    lines = []
+    for path in glob.glob("/etc/apt/sources.list.d/*.sources"):
+        with open(path) as f:
+            for stanza in f.read().split("\n\n"):
+                fields = dict(re.findall(r"^(\w[\w-]*):\s*(.*)$", stanza, re.M))
+                if "deb" not in fields.get("Types", "").split():
+                    continue
+                for uri in fields.get("URIs", "").split():
+                    for suite in fields.get("Suites", "").split():
+                        if suite.startswith("bookworm"):
+                            lines.append(f"deb {uri} {suite} main")
+    for path in ["/etc/apt/sources.list"] + glob.glob("/etc/apt/sources.list.d/*.list"):
+        if os.path.exists(path):
+            with open(path) as f:
+                for ln in f:
+                    m = re.match(r"^deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+(bookworm\S*)\s", ln)
+                    if m:
+                        lines.append(f"deb {m.group(1)} {m.group(2)} main")
+    return sorted(set(lines)) or ["deb http://deb.debian.org/debian bookworm main"]
+
+
+def base_tarball():
+    """The Debian root file system without our package, cached by content."""
+    deb_lines = mirrors()
+    key = hashlib.sha256(("\n".join(PACKAGES + deb_lines)).encode()).hexdigest()[:16]
+    path = os.path.join(vmlib.CACHE, f"system-bookworm-{key}.tar")
+    if os.path.exists(path):
+        return path
+    os.makedirs(vmlib.CACHE, exist_ok=True)
+    vmlib.log(f"mmdebstrap bookworm from {deb_lines[0].split()[1]} (once; cached in {path})")
+    t0 = time.monotonic()
+    subprocess.run(["mmdebstrap", "--variant=minbase", "--format=tar",
+                    "--include=" + ",".join(PACKAGES),
+                    "bookworm", path + ".part", *deb_lines], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.rename(path + ".part", path)
+    vmlib.log(f"root file system built in {time.monotonic() - t0:.0f} s")
+    return path
+
+
+def build_deb(tmp):
+    """The package from the files git knows, as ./dev.sh package builds it."""
+    out = os.path.join(tmp, "deb")
+    env = dict(os.environ, PKG_DIR=out, DEB_BUILD_OPTIONS="nocheck")
+    t0 = time.monotonic()
+    p = subprocess.run([os.path.join(SRC, "dev.sh"), "package"], env=env, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise vmlib.VMError(f"./dev.sh package failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+    debs = [d for d in glob.glob(os.path.join(out, "scsi-scan_*.deb"))]
+    vmlib.log(f"package built in {time.monotonic() - t0:.0f} s: {os.path.basename(debs[0])}")
+    return debs[0]
+
+
+def install_system(tmp, tarball, deb):
+    """Unpacks the root, installs the package, switches as README.md says,
+    and makes the disk image. Returns (image, vmlinuz, initrd)."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(root)
+    subprocess.run(["tar", "-C", root, "-xf", tarball], check=True)
+    shutil.copy(deb, os.path.join(root, "tmp"))
+    with open(os.path.join(root, "etc", "fstab"), "w") as f:
+        f.write(f"LABEL={LABEL} / ext4 defaults 0 1\n")
+    with open(os.path.join(root, "etc", "hostname"), "w") as f:
+        f.write("systest\n")
+    os.makedirs(os.path.join(root, "usr", "local", "sbin"), exist_ok=True)
+    with open(os.path.join(root, "usr", "local", "sbin", "systest"), "w") as f:
+        f.write(GUEST)
+    os.chmod(os.path.join(root, "usr", "local", "sbin", "systest"), 0o755)
+    with open(os.path.join(root, "etc", "systemd", "system", "systest.service"), "w") as f:
+        f.write(UNIT)
+    name = os.path.basename(deb)
+    script = f"""set -e
+R={root}
+mount -t proc proc $R/proc
+mount --rbind /sys $R/sys
+mount --rbind /dev $R/dev
+export DEBIAN_FRONTEND=noninteractive
+chroot $R apt-get install -y -q /tmp/{name} >/dev/null
+# README.md, "Switching scanning to user space": the package's files are in
+# place; the modprobe.d switch, the daemon, the initramfs.
+ln -s /usr/share/scsi-scan/scsi-scan-manual.conf $R/etc/modprobe.d/
+chroot $R systemctl enable scsi-scand.service
+chroot $R systemctl enable systest.service
+chroot $R systemctl mask serial-getty@ttyS0.service
+chroot $R update-initramfs -u -k all >/dev/null 2>&1
+"""
+    t0 = time.monotonic()
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise vmlib.VMError(f"installing the package failed:\n{p.stdout}\n{p.stderr}")
+    vmlib.log(f"package installed and switched on in {time.monotonic() - t0:.0f} s")
+    vmlinuz = glob.glob(os.path.join(root, "boot", "vmlinuz-*"))[0]
+    initrd = glob.glob(os.path.join(root, "boot", "initrd.img-*"))[0]
+    kernel = os.path.join(tmp, "vmlinuz")
+    ramdisk = os.path.join(tmp, "initrd.img")
+    shutil.copy(vmlinuz, kernel)
+    shutil.copy(initrd, ramdisk)
+    dracut_image = make_dracut(tmp, root, deb)
+    image = os.path.join(tmp, "root.img")
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", LABEL, "-d", root, image, "2G"], check=True)
+    shutil.rmtree(root)
+    return image, kernel, ramdisk, dracut_image
+
+
+def make_dracut(tmp, root, deb):
+    """Debian's dracut (this machine's, systemd inside) with the package's
+    95scsi-scan module, for the image's kernel."""
+    if not shutil.which("dracut"):
+        return None
+    release = os.path.basename(glob.glob(os.path.join(root, "usr", "lib", "modules", "*"))[0])
+    pkg = os.path.join(tmp, "pkg")
+    subprocess.run(["dpkg-deb", "-x", deb, pkg], check=True)
+    base = os.path.join(tmp, "dracut-base")
+    shutil.copytree("/usr/lib/dracut", base, symlinks=True)
+    shutil.copytree(os.path.join(pkg, "usr", "lib", "dracut", "modules.d", "95scsi-scan"),
+                    os.path.join(base, "modules.d", "95scsi-scan"))
+    out = os.path.join(tmp, "initrd-dracut.img")
+    kmod = os.path.join(root, "usr", "lib", "modules", release)
+    made = []
+    for path, is_dir in (("/usr/bin/scsi-scan", False), ("/usr/lib/scsi-scan", True)):
+        if not os.path.lexists(path):
+            os.mkdir(path) if is_dir else open(path, "w").close()
+            made.append((path, is_dir))
+    script = f"""set -e
+mount --make-rprivate /
+mount --bind {pkg}/usr/bin/scsi-scan /usr/bin/scsi-scan
+mount --bind {pkg}/usr/lib/scsi-scan /usr/lib/scsi-scan
+dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
+	--kmoddir {kmod} --add scsi-scan \
+	--omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \
+	--add-drivers "virtio_pci virtio_scsi sd_mod sg ext4" --force {out}
+"""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
+    finally:
+        for path, is_dir in made:
+            os.rmdir(path) if is_dir else os.unlink(path)
+    if p.returncode != 0:
+        raise vmlib.VMError(f"dracut failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+    vmlib.log(f"dracut image built in {time.monotonic() - t0:.0f} s")
+    return out
+
+
+def disks(tmp, image):
+    """The root on a virtio-scsi controller; a second one with sparse LUNs,
+    a target without LUN 0 and a nolun CD-ROM with a LUN behind it."""
+    args = ["-device", "virtio-scsi-pci,id=s0", "-device", "virtio-scsi-pci,id=s1",
+            "-drive", f"file={image},if=none,id=root,format=raw",
+            "-device", "scsi-hd,drive=root,bus=s0.0,scsi-id=0,lun=0"]
+    layout = [("hd", 0, 0), ("hd", 0, 3), ("hd", 0, 7), ("hd", 2, 5), ("cd", 3, 0), ("hd", 3, 1)]
+    for i, (kind, target, lun) in enumerate(layout):
+        path = os.path.join(tmp, f"d{i}.img")
+        subprocess.run(["truncate", "-s", "8M", path], check=True)
+        args += ["-drive", f"file={path},if=none,id=d{i},format=raw"]
+        dev = f"scsi-{kind},drive=d{i},bus=s1.0,scsi-id={target},lun={lun}"
+        if kind == "cd":
+            dev += ",vendor=CHINON,product=CD-ROM CDS-431"
+        args += ["-device", dev]
+    return args
+
+
+def boot(kernel, initrd, qemu_disks, append, what):
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "2048", "-smp", "2", "-nographic",
+           "-no-reboot", "-kernel", kernel, "-initrd", initrd, "-append",
+           f"root=LABEL={LABEL} console=ttyS0 quiet systemd.show_status=false panic=-1 {append}",
+           *qemu_disks]
+    vmlib.log(f"booting the installed system: {what}")
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=900)
+        out = p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        raise vmlib.VMError(f"the guest did not finish within 900 s:\n{out[-5000:]}")
+    vmlib.log(f"guest ran {time.monotonic() - t0:.0f} s")
+    if "@@DONE" not in out:
+        raise vmlib.VMError(f"the guest did not finish:\n{out[-6000:]}")
+    return out
+
+
+def field(out, name):
+    m = re.search(rf"^@@R {re.escape(name)}[= ](.*)$", out, re.M)
+    return m.group(1).strip() if m else ""
+
+
+def num(text, key):
+    m = re.search(rf"{key}=(-?\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def main():
+    if os.geteuid() != 0:
+        print("test-system needs root (chroot and mounts to install the package)")
+        return 77
+    checks = vmlib.Checks(SERIES, "system")
+    check = checks.check
+    t_start = time.monotonic()
+    with tempfile.TemporaryDirectory(dir=vmlib.CACHE if os.path.isdir(vmlib.CACHE) else None) as tmp:
+        tarball = base_tarball()
+        deb = build_deb(tmp)
+        image, kernel, initrd, dracut_initrd = install_system(tmp, tarball, deb)
+        qd = disks(tmp, image)
+        out = boot(kernel, initrd, qd, "systest=manual", "scan=manual, the package switched on")
+        out2 = boot(kernel, initrd, qd, "systest=sync scsi_mod.scan=sync",
+                    "scsi_mod.scan=sync on the command line: the kernel scans")
+        out3 = ""
+        if dracut_initrd:
+            out3 = boot(kernel, dracut_initrd, qd, "systest=dracut scsi_mod.scan=manual",
+                        "a dracut initramfs (systemd inside), scan=manual")
+    width = 18
+
+    def luns_of(text):
+        """H:C:T:L without the host number, which differs between boots."""
+        return sorted(a.split(":", 1)[1] for a in text.split())
+
+    failed = re.findall(r"^@@FAILED (.*)$", out, re.M)
+    check("running", field(out, "state") == "running" and field(out, "failed") == "0",
+          f"is-system-running: {field(out, 'state')}, failed units: {failed or 'none'}", width)
+    cycles = re.findall(r"^@@CYCLE (.*)$", out, re.M)
+    check("no cycle", field(out, "cycles") == "0", f"ordering cycles in the journal: "
+          f"{field(out, 'cycles')} {cycles[:1]}", width)
+    check("scan=manual", field(out, "scan") == "manual" and field(out, "active") == "active",
+          f"scsi_mod.scan={field(out, 'scan')} (modprobe.d link, in the initramfs), "
+          f"scsi-scand {field(out, 'active')}", width)
+    ours, kern = field(out, "ctl2-ours"), field(out, "ctl2-kernel")
+    check("same as kernel", ours and ours == kern,
+          f"second controller: ours [{ours}] kernel's [{kern}]", width)
+    hp = field(out, "hotplug-host")
+    check("hotplug", num(hp, "luns") == 4 and (num(hp, "by-daemon") or 0) >= 1,
+          f"scsi_debug host added at run time: {num(hp, 'luns')} of 4 LUNs after "
+          f"{num(hp, 'ms')} ms (after modprobe returned), the daemon's scan logged "
+          f"{num(hp, 'by-daemon')} time(s)", width)
+    la = field(out, "lun-added")
+    check("LUN added", num(la, "luns") == 6, f"LUNs 4 and 5 mapped on the running target: "
+          f"{num(la, 'luns')} of 6 after {num(la, 'ms')} ms", width)
+    qf = field(out, "quirk-file")
+    check("quirk file", num(qf, "luns") == 2, f"new file with max_lun = 1, then a new host: "
+          f"{num(qf, 'luns')} LUNs (2 wanted)", width)
+    rl = field(out, "reload")
+    check("reload", rl.startswith("1") and "active=active" in rl,
+          f"systemctl reload: {rl}", width)
+    st = field(out, "stop")
+    check("stop", (num(st, "ms") or 99999) <= 5000 and "state=inactive" in st,
+          f"systemctl stop: {st}", width)
+    prio = re.search(r"^@@PRIO (.*)$", out, re.M)
+    prios = set(re.findall(r'"PRIORITY":"(\d)"', prio.group(1))) if prio else set()
+    check("journal", len(prios) >= 2, f"scsi-scand's journal priorities: "
+          f"{prio.group(1).strip() if prio else 'none'}", width)
+    kern2 = field(out2, "ctl2-kernel")
+    daemon2 = " | ".join(re.findall(r"^@@DAEMON (.*)$", out2, re.M))
+    check("scan=sync", field(out2, "scan") == "sync" and luns_of(kern2) == luns_of(kern) and
+          "nothing to do" in daemon2 and "Failed" not in daemon2 and
+          field(out2, "state") == "running",
+          f"the kernel scanned [{kern2}]; daemon: {daemon2[-220:]}", width)
+    if out3:
+        check("dracut", field(out3, "state") == "running" and field(out3, "scan") == "manual" and
+              luns_of(field(out3, "ctl2-ours")) == luns_of(ours) and
+              (num(field(out3, "root"), "initrd-log") or 0) > 0,
+              f"booted through dracut's initramfs: {field(out3, 'state')}, "
+              f"{field(out3, 'root')}; second controller [{field(out3, 'ctl2-ours')}]", width)
+    else:
+        print("     dracut: not installed on this machine, its boot skipped")
+    t1 = re.search(r"^@@TIME (.*)$", out, re.M)
+    t2 = re.search(r"^@@TIME (.*)$", out2, re.M)
+    blame = re.findall(r"^@@BLAME (.*)$", out, re.M)
+    sec = re.search(r"^@@SECURITY (.*)$", out, re.M)
+    print(f"     boot to running, scan=manual with the package: "
+          f"{t1.group(1) if t1 else '?'}")
+    print(f"     boot to running, scan=sync (the kernel scans):  "
+          f"{t2.group(1) if t2 else '?'}")
+    print(f"     slowest units (scan=manual): {'; '.join(b.strip() for b in blame)}")
+    print(f"     systemd-analyze security in the guest: {sec.group(1) if sec else '?'}")
+    print(f"     test took {time.monotonic() - t_start:.0f} s")
+    return checks.finish(out + out2 + out3)
+
+
+if __name__ == "__main__":
+    vmlib.main_guard(main)
