@@ -169,7 +169,7 @@ demo)
 	;;
 test)
 	shift
-	need_packages "${packages[@]}"
+	need_packages "${packages[@]}" "${pkg_packages[@]}"
 	configure
 	test_all "$@"
 	;;
