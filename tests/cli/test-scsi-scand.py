@@ -66,6 +66,17 @@ class Daemon(unittest.TestCase):
         # the shipped database's warnings are for maintainers, not the log
         self.assertNotIn("only by case", err)
 
+    def test_max_workers_range(self):
+        for bad in ("0", "1025", "4294967297", "-1", "4x", ""):
+            p = subprocess.run(self.args("--once", "--max-workers", bad), env=self.env,
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, f"--max-workers {bad!r}: {p.stderr}")
+            self.assertIn("--max-workers takes 1-1024", p.stderr)
+        p = subprocess.run(self.args("--once", "--max-workers", "1024"), env=self.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("1024 workers at most", p.stderr)
+
     def test_kernel_scanning_by_itself_is_left_alone(self):
         # installed is not switched on: with scan=sync the daemon does nothing
         with open(os.path.join(self.root, "sys/module/scsi_mod/parameters/scan"), "w") as f:
