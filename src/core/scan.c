@@ -285,7 +285,6 @@ static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
 	return -1;
 }
 
-/* One probe of the plan: attach @lun through the scan file and look. */
 static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why);
 
 /* The entry that says attach = false, for a reason text. */
@@ -339,6 +338,7 @@ static int refused_by_own_inquiry(struct host_scan *hs, const struct target_repo
 	return r;
 }
 
+/* One probe of the plan: attach @lun through the scan file and look. */
 static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t lun,
 		       const char *why, struct plan_outcome *o)
 {
@@ -641,7 +641,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = apply_report_luns(hs, t, fd, &o, why, sizeof(why));
 		else if (a.kind == PLAN_SKIP)
 			r = add_lun(t, a.lun, LUN_SKIPPED, "%s", a.reason);
-		else if (temporary && a.lun == t->probe_lun)
+		else if ((temporary || lun0_only_to_reach) && a.lun == t->probe_lun)
 			o.kind = PLAN_OUT_PRESENT;
 		else
 			r = apply_probe(hs, t, a.lun, a.reason, &o);

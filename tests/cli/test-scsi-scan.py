@@ -473,6 +473,7 @@ class Database(ScanTest):
             r = t.json(quirks=(QUIRKS, etc), rc=0)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(luns, {1: "attached", 2: "attached", 3: "detached", 0: "detached"})
+        self.assertEqual([lu["lun"] for lu in tgt["luns"]].count(0), 1, tgt["luns"])
         reasons = {lu["lun"]: lu["reason"] for lu in tgt["luns"]}
         self.assertIn("type 12) from", reasons[3])
         self.assertIn("50-local.conf:1", reasons[0])
