@@ -180,6 +180,27 @@ def build_deb(tmp):
     return debs[0]
 
 
+TRIGGER_LINES = ""
+
+
+def quirk_data_deb(tmp):
+    """A package of another maintainer that ships one quirk file."""
+    root = os.path.join(tmp, "quirk-data")
+    os.makedirs(os.path.join(root, "DEBIAN"))
+    os.makedirs(os.path.join(root, "usr", "lib", "scsi-scan", "quirks.d"))
+    with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
+        f.write("Package: systest-quirks\nVersion: 1\nArchitecture: all\n"
+                "Maintainer: test <test@example.org>\nDepends: scsi-scan\n"
+                "Description: one quirk file, for the trigger test\n")
+    with open(os.path.join(root, "usr", "lib", "scsi-scan", "quirks.d", "60-systest.conf"),
+              "w") as f:
+        f.write('device "systest" {\n\tvendor = "SYSTEST"\n\tflags = {"nolun"}\n}\n')
+    out = os.path.join(tmp, "systest-quirks_1_all.deb")
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", root, out], check=True,
+                   stdout=subprocess.DEVNULL)
+    return out
+
+
 def install_system(tmp, tarball, deb):
     """Unpacks the root, installs the package, switches as README.md says,
     and makes the disk image. Returns (image, vmlinuz, initrd)."""
@@ -198,6 +219,7 @@ def install_system(tmp, tarball, deb):
     with open(os.path.join(root, "etc", "systemd", "system", "systest.service"), "w") as f:
         f.write(UNIT)
     name = os.path.basename(deb)
+    quirks_deb = quirk_data_deb(tmp)
     script = f"""set -e
 R={root}
 mount -t proc proc $R/proc
@@ -212,12 +234,20 @@ chroot $R systemctl enable scsi-scand.service
 chroot $R systemctl enable systest.service
 chroot $R systemctl mask serial-getty@ttyS0.service
 chroot $R update-initramfs -u -k all >/dev/null 2>&1
+# Another package adds a quirk file: the interest trigger rebuilds the
+# initramfs, which then carries the file.
+cp {quirks_deb} $R/tmp/
+chroot $R dpkg -i /tmp/{os.path.basename(quirks_deb)} > $R/tmp/trigger.log 2>&1
+grep -E "Processing triggers for (scsi-scan|initramfs-tools)|update-initramfs: Generating" $R/tmp/trigger.log | sed 's/^/@@TRIGGER /'
+chroot $R lsinitramfs /boot/initrd.img-$(ls $R/usr/lib/modules) | grep 60-systest | sed 's/^/@@INITRAMFS /'
 """
     t0 = time.monotonic()
     p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
     if p.returncode != 0:
         raise vmlib.VMError(f"installing the package failed:\n{p.stdout}\n{p.stderr}")
     vmlib.log(f"package installed and switched on in {time.monotonic() - t0:.0f} s")
+    global TRIGGER_LINES
+    TRIGGER_LINES = p.stdout
     vmlinuz = glob.glob(os.path.join(root, "boot", "vmlinuz-*"))[0]
     initrd = glob.glob(os.path.join(root, "boot", "initrd.img-*"))[0]
     kernel = os.path.join(tmp, "vmlinuz")
@@ -376,6 +406,11 @@ def main():
     prios = set(re.findall(r'"PRIORITY":"(\d)"', prio.group(1))) if prio else set()
     check("journal", len(prios) >= 2, f"scsi-scand's journal priorities: "
           f"{prio.group(1).strip() if prio else 'none'}", width)
+    trig = re.findall(r"^@@TRIGGER (.*)$", TRIGGER_LINES, re.M)
+    inrd = re.findall(r"^@@INITRAMFS (.*)$", TRIGGER_LINES, re.M)
+    check("quirk trigger", any("triggers for scsi-scan" in t for t in trig) and
+          any("update-initramfs: Generating" in t for t in trig) and inrd,
+          f"a package adding a quirk file: {'; '.join(trig)}; in the initramfs: {inrd}", width)
     kern2 = field(out2, "ctl2-kernel")
     daemon2 = " | ".join(re.findall(r"^@@DAEMON (.*)$", out2, re.M))
     check("scan=sync", field(out2, "scan") == "sync" and luns_of(kern2) == luns_of(kern) and
