@@ -34,6 +34,10 @@ struct monitor *monitor_new(void)
 		if (r < 0)
 			goto fail;
 	}
+	/* Only what 60-scsi-scand.rules tags: not the LUNs' own add events. */
+	r = udev_monitor_filter_add_match_tag(m->mon, "scsi_scand");
+	if (r < 0)
+		goto fail;
 	/* A burst of hotplug events must not overflow the socket. */
 	udev_monitor_set_receive_buffer_size(m->mon, 8 * 1024 * 1024);
 	r = udev_monitor_enable_receiving(m->mon);

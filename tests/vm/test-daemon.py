@@ -38,7 +38,7 @@ udevadm settle -t 10
 insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 max_luns=4 scsi_level=5
 udevadm settle -t 10
 set -- $(all_hosts); HA=$1; HB=$2
-scsi-scand --foreground > /tmp/scand.log 2>&1 &
+scsi-scand --foreground -v > /tmp/scand.log 2>&1 &
 PID=$!
 ta=$(wait_luns $HA 4 3000); tb=$(wait_luns $HB 4 3000)
 result coldplug "host$HA=$ta host$HB=$tb luns=$(count_luns $HA),$(count_luns $HB)"
@@ -99,6 +99,10 @@ udevadm settle -t 60; sleep 1
 alive=no; kill -0 $PID 2>/dev/null && alive=yes
 result remove-burst "alive=$alive removed=$(grep -c ': removed$' /tmp/scand.log)"
 
+# What woke the daemon: only the events it acts on (the rule's tag), not
+# the add events of the hundreds of LUNs it attached.
+result events "received=$(grep -c 'event: ' /tmp/scand.log) lun-adds=$(grep -c 'event: add scsi [0-9]' /tmp/scand.log) luns=$(ls /sys/bus/scsi/devices | wc -l)"
+
 # RSS of the daemon after all that.
 result rss "$(grep VmRSS /proc/$PID/status | tr -s ' ')"
 sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
@@ -147,6 +151,10 @@ def main():
     check("remove-burst", field("remove-burst", "alive") == "yes" and
           int(field("remove-burst", "removed") or 0) >= 32,
           f"32 hosts removed at once: {res.get('remove-burst')}")
+    received = int(field("events", "received") or -1)
+    check("events", 0 < received <= 120 and field("events", "lun-adds") == "0",
+          f"events the daemon received: {res.get('events')} (the rule tags hosts, "
+          f"transport targets and unit attentions; about 70 of those happen here)")
     print(f"       daemon {res.get('rss', '?')}")
     return checks.finish(out, tail=200)
 
