@@ -131,6 +131,9 @@ bench() {
 	echo
 	echo "== On the real kernel (QEMU TCG, 2 vCPUs), ratios against the kernel's own scan"
 	python3 "$top/bench/vm-bench.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
+	echo
+	echo "== iSCSI target discovery (LIO and open-iscsi in the guest) against the kernel's"
+	python3 "$top/bench/vm-bench-iscsi.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-7}"
 }
 
 # The .deb from the files git knows (committed or not, never build
