@@ -213,13 +213,39 @@ static struct scsi_addr addr_of(const struct target_report *t, uint64_t lun)
 	return a;
 }
 
+/* The INQUIRY data the kernel keeps in sysfs for an attached LUN. */
+static int sysfs_inquiry(const struct scan_ctx *ctx, const struct scsi_addr *a,
+			 struct inquiry *ret)
+{
+	uint8_t buf[INQUIRY_MAX_LEN];
+	char name[32];
+	int n;
+
+	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
+			   scsi_addr_format(a, name, sizeof(name)));
+	if (n < 0)
+		return n;
+	return inquiry_decode(buf, (size_t)n, ret) < 0 ? -EINVAL : 0;
+}
+
+/* The quirk database's answer for decoded INQUIRY data. */
+static int match_inquiry(const struct quirk_db *db, const struct inquiry *inq,
+			 struct quirk_match *ret)
+{
+	struct quirk_device dev = {
+		.vendor = inq->vendor, .model = inq->model, .revision = inq->revision,
+		.type = inq->pdt,
+	};
+
+	return quirk_db_match(db, &dev, ret);
+}
+
 /* INQUIRY through SG_IO as the kernel's probe does it: 36 bytes, then the
  * length the device claims unless the quirks say inquiry_36. Falls back to
  * the copy the kernel keeps in sysfs. */
 static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 {
 	const struct scan_ctx *ctx = hs->ctx;
-	struct quirk_device dev;
 	struct sgio_error err;
 	uint8_t buf[INQUIRY_MAX_LEN];
 	size_t got = 0;
@@ -231,12 +257,8 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 		t->inquiry_source = "SG_IO";
 	} else {
 		struct scsi_addr a = addr_of(t, t->probe_lun);
-		char name[32];
-		int n;
 
-		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
-				   scsi_addr_format(&a, name, sizeof(name)));
-		if (n < 0 || inquiry_decode(buf, n, &t->inq) < 0) {
+		if (sysfs_inquiry(ctx, &a, &t->inq) < 0) {
 			target_fail(t, "INQUIRY failed: %s",
 				    fd < 0 ? "no sg or bsg node" :
 				    r > 0  ? err.text :
@@ -246,11 +268,7 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 		t->inquiry_source = "sysfs inquiry attribute (INQUIRY failed)";
 	}
 	t->has_inquiry = true;
-	dev.vendor = t->inq.vendor;
-	dev.model = t->inq.model;
-	dev.revision = t->inq.revision;
-	dev.type = t->inq.pdt;
-	r = quirk_db_match(ctx->db, &dev, &t->match);
+	r = match_inquiry(ctx->db, &t->inq, &t->match);
 	if (r < 0)
 		return r;
 	t->target_attach = true;
@@ -287,15 +305,17 @@ static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
 
 static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why);
 
-/* The entry that says attach = false, for a reason text. */
-static const struct quirk_entry *attach_source(const struct quirk_match *m)
+/* Why a LUN's own INQUIRY refuses it: the last entry that set attach. */
+static void refusal_reason(char *why, size_t len, const struct inquiry *inq,
+			   const struct quirk_match *m)
 {
 	const struct quirk_entry *e = NULL;
 
 	for (size_t i = 0; i < m->count; i++)
 		if (m->sources[i]->attach >= 0)
 			e = m->sources[i];
-	return e;
+	snprintf(why, len, "attach = false for this LUN's own INQUIRY (type %d) from %s:%u",
+		 inq->pdt, e ? e->file : "?", e ? e->line : 0);
 }
 
 /*
@@ -309,31 +329,17 @@ static int refused_by_own_inquiry(struct host_scan *hs, const struct target_repo
 {
 	struct scsi_addr a = addr_of(t, lun);
 	struct quirk_match m = { 0 };
-	const struct quirk_entry *e;
-	struct quirk_device dev;
-	uint8_t buf[INQUIRY_MAX_LEN];
 	struct inquiry inq;
-	char name[32];
-	int n, r;
+	int r;
 
-	if (!quirk_db_refuses_per_lun(hs->ctx->db))
+	if (!quirk_db_refuses_per_lun(hs->ctx->db) || sysfs_inquiry(hs->ctx, &a, &inq) < 0)
 		return 0;
-	n = sysfs_read_bin(hs->ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
-			   scsi_addr_format(&a, name, sizeof(name)));
-	if (n < 0 || inquiry_decode(buf, n, &inq) < 0)
-		return 0;
-	dev.vendor = inq.vendor;
-	dev.model = inq.model;
-	dev.revision = inq.revision;
-	dev.type = inq.pdt;
-	r = quirk_db_match(hs->ctx->db, &dev, &m);
+	r = match_inquiry(hs->ctx->db, &inq, &m);
 	if (r < 0)
 		return r;
 	r = !m.attach;
-	e = attach_source(&m);
-	if (r && e)
-		snprintf(why, len, "attach = false for this LUN's own INQUIRY (type %d) from %s:%u",
-			 inq.pdt, e->file, e->line);
+	if (r)
+		refusal_reason(why, len, &inq, &m);
 	quirk_match_clear(&m);
 	return r;
 }
@@ -588,12 +594,9 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	lun0_only_to_reach = sel->lun_set && sel->lun != 0 && lun0_new && t->probe_lun == 0;
 	lun0_refused = !t->match.attach && lun0_new && t->probe_lun == 0;
 	if (lun0_refused) {
-		const struct quirk_entry *e = attach_source(&t->match);
-
-		snprintf(lun0_why, sizeof(lun0_why),
-			 "attach = false for this LUN's own INQUIRY (type %d) from %s:%u; "
-			 "the target's other LUNs were reached through it",
-			 t->inq.pdt, e ? e->file : "?", e ? e->line : 0);
+		refusal_reason(lun0_why, sizeof(lun0_why), &t->inq, &t->match);
+		snprintf(lun0_why + strlen(lun0_why), sizeof(lun0_why) - strlen(lun0_why),
+			 "; the target's other LUNs were reached through it");
 		lun0_only_to_reach = true;
 	}
 	if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
