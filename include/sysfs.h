@@ -109,6 +109,15 @@ int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret);
 int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *ret_count);
 
 /**
+ * sysfs_host_exists() - whether a SCSI host is there
+ * @ctx: the context
+ * @host: the host number
+ *
+ * Return: true if /sys/class/scsi_host/hostN exists.
+ */
+bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host);
+
+/**
  * sysfs_devices() - the attached SCSI devices of a host
  * @ctx: the context
  * @host: the host, or SCAN_WILDCARD for every host

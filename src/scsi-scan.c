@@ -165,20 +165,6 @@ static void print_json(json_object *j)
 	json_object_put(j);
 }
 
-static bool host_exists(struct sysfs_ctx *sys, int host)
-{
-	char rel[64];
-	DIR *d;
-
-	if (host == SCAN_WILDCARD)
-		return true;
-	snprintf(rel, sizeof(rel), "/sys/class/scsi_host/host%d", host);
-	if (sysfs_open_dir(sys, rel, &d) < 0 || !d)
-		return false;
-	closedir(d);
-	return true;
-}
-
 /* Each LUN that fell short, on stderr, for the log of a boot script. */
 static void print_lun_failures(const struct scan_report *rep)
 {
@@ -207,7 +193,7 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 		size_t n = 0;
 		int r;
 
-		if (!host_exists(sys, sel[i].host)) {
+		if (sel[i].host != SCAN_WILDCARD && !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
 			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
 			ret = EXIT_FAILURE;
 			continue;

@@ -1038,24 +1038,21 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 {
 	unsigned int *hosts = NULL;
 	size_t n = 0;
-	int r;
+	int r = 0;
 
-	r = sysfs_hosts(ctx->sys, &hosts, &n);
-	if (r < 0)
-		return r;
+	/* One host asked for: the others are not even listed. */
 	if (sel->host != SCAN_WILDCARD) {
-		bool exists = false;
-
-		for (size_t i = 0; i < n; i++)
-			exists |= hosts[i] == (unsigned int)sel->host;
-		free(hosts);
-		if (!exists)
+		if (!sysfs_host_exists(ctx->sys, (unsigned int)sel->host))
 			return -ENODEV;
 		hosts = malloc(sizeof(*hosts));
 		if (!hosts)
 			return -ENOMEM;
-		hosts[0] = sel->host;
+		hosts[0] = (unsigned int)sel->host;
 		n = 1;
+	} else {
+		r = sysfs_hosts(ctx->sys, &hosts, &n);
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct host_report *h = realloc(rep->hosts, (rep->nhosts + 1) * sizeof(*h));

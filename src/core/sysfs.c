@@ -207,6 +207,18 @@ int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *r
 	return 0;
 }
 
+bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host)
+{
+	char rel[64];
+	DIR *d;
+
+	snprintf(rel, sizeof(rel), "/sys/class/scsi_host/host%u", host);
+	if (sysfs_open_dir(ctx, rel, &d) < 0 || !d)
+		return false;
+	closedir(d);
+	return true;
+}
+
 int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b)
 {
 	if (a->host != b->host)
