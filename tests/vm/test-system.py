@@ -320,22 +320,10 @@ def disks(tmp, image):
 
 
 def boot(kernel, initrd, qemu_disks, append, what):
-    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "2048", "-smp", "2", "-nographic",
-           "-no-reboot", "-kernel", kernel, "-initrd", initrd, "-append",
-           f"root=LABEL={LABEL} console=ttyS0 quiet systemd.show_status=false panic=-1 {append}",
-           *qemu_disks]
     vmlib.log(f"booting the installed system: {what}")
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=900)
-        out = p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        raise vmlib.VMError(f"the guest did not finish within 900 s:\n{out[-5000:]}")
-    vmlib.log(f"guest ran {time.monotonic() - t0:.0f} s")
-    if "@@DONE" not in out:
-        raise vmlib.VMError(f"the guest did not finish:\n{out[-6000:]}")
-    return out
+    return vmlib.boot(kernel, initrd, qemu_disks,
+                      append=f"root=LABEL={LABEL} systemd.show_status=false {append}",
+                      timeout=900, memory=2048, smp=2)
 
 
 def field(out, name):
