@@ -133,20 +133,22 @@ int proc_swaps_parse(char *line, const char **ret_path, bool *ret_partition)
 static int opendirf(const struct sysfs_ctx *ctx, DIR **ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Like sysfs_open_dir(), but a missing directory is -ENOENT. */
+/* sysfs_open_dir() with a formatted path, a missing directory -ENOENT. */
 static int opendirf(const struct sysfs_ctx *ctx, DIR **ret, const char *fmt, ...)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	va_list ap;
-	int n;
+	int n, r;
 
 	va_start(ap, fmt);
 	n = vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(rel) || sysfs_path(ctx, path, sizeof(path), "%s", rel) < 0)
+	if (n < 0 || (size_t)n >= sizeof(rel))
 		return -ENAMETOOLONG;
-	*ret = opendir(path);
-	return *ret ? 0 : -errno;
+	r = sysfs_open_dir(ctx, rel, ret);
+	if (r == 0 && !*ret)
+		r = -ENOENT;
+	return r;
 }
 
 static int read_devt(const struct sysfs_ctx *ctx, const char *rel, dev_t *ret)
