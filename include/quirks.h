@@ -235,6 +235,17 @@ size_t quirk_db_count(const struct quirk_db *db);
  */
 const struct quirk_entry *quirk_db_entry(const struct quirk_db *db, size_t i);
 
+struct lunmask_entry;
+
+/**
+ * quirk_db_lunmasks() - the lunmask entries, in database order
+ * @db: the database
+ * @ret_count: set to how many
+ *
+ * Return: the array, owned by @db (NULL when there are none).
+ */
+const struct lunmask_entry *quirk_db_lunmasks(const struct quirk_db *db, size_t *ret_count);
+
 /**
  * quirk_entry_matches() - whether one entry applies to a device
  * @e: the entry

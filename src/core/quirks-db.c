@@ -43,6 +43,9 @@ void quirk_db_free(struct quirk_db *db)
 	free(db->buckets);
 	free(db->glob_idx);
 	free(db->entries);
+	for (size_t i = 0; i < db->nmasks; i++)
+		lunmask_entry_free(&db->masks[i]);
+	free(db->masks);
 	free(db);
 }
 
@@ -56,40 +59,64 @@ const struct quirk_entry *quirk_db_entry(const struct quirk_db *db, size_t i)
 	return i < db->count ? &db->entries[i] : NULL;
 }
 
+const struct lunmask_entry *quirk_db_lunmasks(const struct quirk_db *db, size_t *ret_count)
+{
+	*ret_count = db->nmasks;
+	return db->masks;
+}
+
 int quirk_db_add_buffer(struct quirk_db *db, const char *name, const char *buf, size_t len,
 			struct quirk_diags *diags)
 {
-	struct quirk_entry *entries = NULL;
-	size_t count = 0;
+	struct quirk_parsed p = { 0 };
 	int r;
 
 	if (db->finalized)
 		return -EBUSY;
-	r = quirk_parse_buffer(name, buf, len, diags, &entries, &count);
+	r = quirk_parse_buffer(name, buf, len, diags, &p);
 	if (r < 0)
 		return r;
-	if (db->count + count > db->alloc) {
+	if (db->count + p.count > db->alloc) {
 		size_t n = db->alloc ? db->alloc : 64;
-		struct quirk_entry *p;
+		struct quirk_entry *e;
 
-		while (n < db->count + count)
+		while (n < db->count + p.count)
 			n *= 2;
-		p = realloc(db->entries, n * sizeof(*p));
-		if (!p) {
-			for (size_t i = 0; i < count; i++)
-				quirk_entry_free(&entries[i]);
-			free(entries);
-			return -ENOMEM;
-		}
-		db->entries = p;
+		e = realloc(db->entries, n * sizeof(*e));
+		if (!e)
+			goto nomem;
+		db->entries = e;
 		db->alloc = n;
 	}
-	for (size_t i = 0; i < count; i++) {
-		entries[i].seq = db->count;
-		db->entries[db->count++] = entries[i];
+	if (db->nmasks + p.nmasks > db->masks_alloc) {
+		size_t n = db->masks_alloc ? db->masks_alloc : 8;
+		struct lunmask_entry *m;
+
+		while (n < db->nmasks + p.nmasks)
+			n *= 2;
+		m = realloc(db->masks, n * sizeof(*m));
+		if (!m)
+			goto nomem;
+		db->masks = m;
+		db->masks_alloc = n;
 	}
-	free(entries);
+	for (size_t i = 0; i < p.count; i++) {
+		p.entries[i].seq = db->count;
+		db->entries[db->count++] = p.entries[i];
+	}
+	for (size_t i = 0; i < p.nmasks; i++)
+		db->masks[db->nmasks++] = p.masks[i];
+	free(p.entries);
+	free(p.masks);
 	return 0;
+nomem:
+	for (size_t i = 0; i < p.count; i++)
+		quirk_entry_free(&p.entries[i]);
+	for (size_t i = 0; i < p.nmasks; i++)
+		lunmask_entry_free(&p.masks[i]);
+	free(p.entries);
+	free(p.masks);
+	return -ENOMEM;
 }
 
 /*

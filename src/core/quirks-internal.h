@@ -5,6 +5,7 @@
 #ifndef SCSI_SCAN_QUIRKS_INTERNAL_H
 #define SCSI_SCAN_QUIRKS_INTERNAL_H
 
+#include "lunmask.h"
 #include "quirks.h"
 
 struct vendor_bucket {
@@ -23,6 +24,23 @@ struct quirk_db {
 	size_t nbuckets;
 	size_t *glob_idx;
 	size_t nglob;
+	struct lunmask_entry *masks;
+	size_t nmasks;
+	size_t masks_alloc;
+};
+
+/**
+ * struct quirk_parsed - the entries of one quirk text
+ * @entries: device sections, in text order
+ * @count: how many
+ * @masks: lunmask sections, in text order
+ * @nmasks: how many
+ */
+struct quirk_parsed {
+	struct quirk_entry *entries;
+	size_t count;
+	struct lunmask_entry *masks;
+	size_t nmasks;
 };
 
 /**
@@ -50,13 +68,12 @@ void quirk_entry_free(struct quirk_entry *e);
  * @buf: the text
  * @len: its length
  * @diags: where problems are appended
- * @ret_entries: set to a malloc'ed array on success
- * @ret_count: its length
+ * @ret: set to malloc'ed arrays of both kinds of entry on success
  *
  * Return: 0, -EINVAL if the text had an error, -ENOMEM.
  */
 int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct quirk_diags *diags,
-		       struct quirk_entry **ret_entries, size_t *ret_count);
+		       struct quirk_parsed *ret);
 
 /**
  * quirk_db_bucket() - the entries with one literal vendor

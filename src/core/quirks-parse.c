@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "blist.h"
+#include "lunmask.h"
 #include "quirks-internal.h"
 
 enum key {
@@ -24,6 +25,18 @@ enum key {
 	KEY_ATTACH,
 	KEY_BUILTIN,
 	KEY_REASON,
+	KEY_DRIVER,
+	KEY_HOST_PORT_NAME,
+	KEY_PORT_NAME,
+	KEY_SAS_ADDRESS,
+	KEY_ISCSI_TARGET,
+	KEY_ISCSI_TPGT,
+	KEY_CHANNEL,
+	KEY_ID,
+	KEY_WWID,
+	KEY_SERIAL,
+	KEY_LUNS,
+	KEY_EXCLUDE_LUNS,
 	KEY_COUNT,
 };
 
@@ -33,7 +46,26 @@ static const char *const key_names[KEY_COUNT] = {
 	[KEY_FLAGS] = "flags",		 [KEY_ADD_FLAGS] = "add_flags",
 	[KEY_DROP_FLAGS] = "drop_flags", [KEY_MAX_LUN] = "max_lun",
 	[KEY_ATTACH] = "attach",	 [KEY_BUILTIN] = "builtin",
-	[KEY_REASON] = "reason",
+	[KEY_REASON] = "reason",	 [KEY_DRIVER] = "driver",
+	[KEY_HOST_PORT_NAME] = "host_port_name",
+	[KEY_PORT_NAME] = "port_name",	 [KEY_SAS_ADDRESS] = "sas_address",
+	[KEY_ISCSI_TARGET] = "iscsi_target",
+	[KEY_ISCSI_TPGT] = "iscsi_tpgt", [KEY_CHANNEL] = "channel",
+	[KEY_ID] = "id",		 [KEY_WWID] = "wwid",
+	[KEY_SERIAL] = "serial",	 [KEY_LUNS] = "luns",
+	[KEY_EXCLUDE_LUNS] = "exclude_luns",
+};
+
+/* The two kinds of top-level section. */
+enum section_kind {
+	SECTION_DEVICE,
+	SECTION_LUNMASK,
+	SECTION_KINDS,
+};
+
+static const char *const section_names[SECTION_KINDS] = {
+	[SECTION_DEVICE] = "device",
+	[SECTION_LUNMASK] = "lunmask",
 };
 
 /* Where each section and each of its keys starts; libconfuse only knows
@@ -57,10 +89,16 @@ struct chunk_end {
 	unsigned int line;
 };
 
-struct prescan {
-	struct section_pos *sections;
+/* Sections of one kind, in the order of the text. */
+struct section_list {
+	struct section_pos *items;
 	size_t count;
-	size_t sections_alloc;
+	size_t alloc;
+};
+
+struct prescan {
+	struct section_list sections[SECTION_KINDS];
+	int last_kind; /* the kind of the section last opened, or -1 */
 	struct chunk_end *ends;
 	size_t nends;
 	size_t ends_alloc;
@@ -213,11 +251,13 @@ bad:
 
 static void prescan_free(struct prescan *ps)
 {
-	for (size_t i = 0; i < ps->count; i++)
-		free(ps->sections[i].title);
+	for (int k = 0; k < SECTION_KINDS; k++) {
+		for (size_t i = 0; i < ps->sections[k].count; i++)
+			free(ps->sections[k].items[i].title);
+		free(ps->sections[k].items);
+	}
 	for (size_t i = 0; i < ps->nwords; i++)
 		free(ps->words[i].word);
-	free(ps->sections);
 	free(ps->words);
 	free(ps->ends);
 }
@@ -255,17 +295,19 @@ static int prescan_add_word(struct prescan *ps, const char *w, size_t n, unsigne
 	return 0;
 }
 
-static int prescan_add_section(struct prescan *ps, unsigned int line, char *title)
+static int prescan_add_section(struct prescan *ps, int kind, unsigned int line, char *title)
 {
+	struct section_list *l = &ps->sections[kind];
 	struct section_pos *p;
 
-	if (grow((void **)&ps->sections, &ps->sections_alloc, ps->count, sizeof(*p)) < 0)
+	if (grow((void **)&l->items, &l->alloc, l->count, sizeof(*p)) < 0)
 		return -ENOMEM;
-	p = ps->sections;
-	memset(&p[ps->count], 0, sizeof(*p));
-	p[ps->count].line = line;
-	p[ps->count].title = title;
-	ps->count++;
+	p = l->items;
+	memset(&p[l->count], 0, sizeof(*p));
+	p[l->count].line = line;
+	p[l->count].title = title;
+	l->count++;
+	ps->last_kind = kind;
 	return 0;
 }
 
@@ -277,13 +319,15 @@ static int prescan_add_section(struct prescan *ps, unsigned int line, char *titl
  */
 static int prescan(const char *s, size_t len, struct prescan *ps)
 {
-	unsigned int line = 1, device_line = 0;
+	unsigned int line = 1, section_line = 0;
+	int section_kind = 0;
 	char *title = NULL;
 	int depth = 0;
 	size_t i = 0;
 	bool list = false;
 
 	memset(ps, 0, sizeof(*ps));
+	ps->last_kind = -1;
 	while (i < len) {
 		char c = s[i];
 
@@ -312,7 +356,7 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			}
 			if (line != start && !ps->multi_line_quote)
 				ps->multi_line_quote = start;
-			if (device_line && depth == 0 && !title && i < len) {
+			if (section_line && depth == 0 && !title && i < len) {
 				title = strndup(s + qstart + 1, i - qstart - 1);
 				if (!title)
 					return -ENOMEM;
@@ -327,12 +371,12 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			}
 			i++;
 		} else if (c == '{') {
-			if (depth == 0 && device_line) {
-				if (prescan_add_section(ps, device_line, title) < 0) {
+			if (depth == 0 && section_line) {
+				if (prescan_add_section(ps, section_kind, section_line, title) < 0) {
 					free(title);
 					return -ENOMEM;
 				}
-				device_line = 0;
+				section_line = 0;
 				title = NULL;
 			} else if (depth >= 1) {
 				list = true;
@@ -360,25 +404,33 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			}
 		} else if (is_ident(c, true)) {
 			size_t start = i;
+			int kind = -1;
 
 			while (i < len && is_ident(s[i], false))
 				i++;
-			if (device_line && depth == 0 && !title) {
+			for (int k = 0; depth == 0 && !section_line && k < SECTION_KINDS; k++)
+				if (strlen(section_names[k]) == i - start &&
+				    memcmp(s + start, section_names[k], i - start) == 0)
+					kind = k;
+			if (section_line && depth == 0 && !title) {
 				title = strndup(s + start, i - start);
 				if (!title)
 					return -ENOMEM;
-			} else if (depth == 0 && i - start == 6 && memcmp(s + start, "device", 6) == 0) {
-				device_line = line;
+			} else if (kind >= 0) {
+				section_line = line;
+				section_kind = kind;
 			} else if (prescan_add_word(ps, s + start, i - start, line) < 0) {
 				free(title);
 				return -ENOMEM;
 			}
-			if (depth == 1 && ps->count) {
+			if (depth == 1 && ps->last_kind >= 0) {
+				struct section_list *l = &ps->sections[ps->last_kind];
+
 				for (int k = 0; k < KEY_COUNT; k++)
 					if (strlen(key_names[k]) == i - start &&
 					    memcmp(key_names[k], s + start, i - start) == 0 &&
-					    !ps->sections[ps->count - 1].key_line[k])
-						ps->sections[ps->count - 1].key_line[k] = line;
+					    !l->items[l->count - 1].key_line[k])
+						l->items[l->count - 1].key_line[k] = line;
 			}
 		} else {
 			i++;
@@ -416,14 +468,19 @@ static unsigned int better_line(struct prescan *ps, const char *msg, unsigned in
 		n = strlen(msg);
 		if (n && msg[n - 1] == '\'')
 			n--;
-		for (size_t i = 0; i < ps->count; i++) {
-			const char *t = ps->sections[i].title;
+		for (int k = 0; k < SECTION_KINDS; k++) {
+			const struct section_list *l = &ps->sections[k];
 
-			if (!t || strlen(t) != n || memcmp(t, msg, n) != 0)
-				continue;
-			if (seen)
-				return ps->sections[i].line;
-			seen = true;
+			seen = false;
+			for (size_t i = 0; i < l->count; i++) {
+				const char *t = l->items[i].title;
+
+				if (!t || strlen(t) != n || memcmp(t, msg, n) != 0)
+					continue;
+				if (seen)
+					return l->items[i].line;
+				seen = true;
+			}
 		}
 	}
 	return line;
@@ -623,6 +680,194 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 	return 0;
 }
 
+static int dup_lower(cfg_t *sec, const char *key, char **ret)
+{
+	int r = dup_opt(sec, key, ret);
+
+	for (char *c = *ret; r == 0 && c && *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c + 32);
+	return r;
+}
+
+/* A WWPN or SAS address, kept in the one spelling sysfs values are
+ * compared in. */
+static int dup_address(cfg_t *sec, const char *key, unsigned int line, struct parse_ctx *ctx,
+		       char **ret, int *errors)
+{
+	const char *v = cfg_size(sec, key) ? cfg_getstr(sec, key) : NULL;
+	char norm[17];
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	if (lunmask_address_normalize(v, norm, sizeof(norm)) < 0) {
+		(*errors)++;
+		return quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				      "%s '%s' is not a 64-bit address (16 hex digits, "
+				      "optionally with 0x or ':' between bytes)",
+				      key, v);
+	}
+	*ret = strdup(norm);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int parse_lun_list(cfg_t *sec, const char *key, unsigned int line, struct parse_ctx *ctx,
+			  struct lun_range **ret, size_t *ret_n, int *errors)
+{
+	unsigned int n = cfg_size(sec, key);
+	struct lun_range *r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!n)
+		return 0;
+	r = calloc(n, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		const char *v = cfg_getnstr(sec, key, i);
+
+		if (v && lun_range_parse(v, &r[*ret_n]) == 0) {
+			(*ret_n)++;
+			continue;
+		}
+		(*errors)++;
+		if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				   "'%s' in '%s' is not a LUN or a range of LUNs (N or N-M, "
+				   "at most 0xffffffffffffff)",
+				   v ? v : "", key) < 0) {
+			free(r);
+			return -ENOMEM;
+		}
+	}
+	*ret = r;
+	return 0;
+}
+
+static bool ranges_hold(const struct lun_range *r, size_t n, uint64_t lun)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lun >= r[i].first && lun <= r[i].last)
+			return true;
+	return false;
+}
+
+static int section_to_mask(cfg_t *sec, const struct section_pos *pos, struct parse_ctx *ctx,
+			   struct lunmask_entry *e, int *errors)
+{
+	unsigned int line = pos ? pos->line : 0;
+	const unsigned int *kl = pos ? pos->key_line : NULL;
+	int r;
+
+#define KLINE(k) ((kl && kl[k]) ? kl[k] : line)
+	memset(e, 0, sizeof(*e));
+	e->line = line;
+	e->iscsi_tpgt = e->channel = e->id = -1;
+	e->file = strdup(ctx->name);
+	e->title = strdup(cfg_title(sec) ? cfg_title(sec) : "");
+	if (!e->file || !e->title)
+		return -ENOMEM;
+	r = dup_opt(sec, "reason", &e->reason);
+	if (r == 0)
+		r = dup_opt(sec, "driver", &e->driver);
+	if (r == 0)
+		r = dup_address(sec, "host_port_name", KLINE(KEY_HOST_PORT_NAME), ctx,
+				&e->host_port_name, errors);
+	if (r == 0)
+		r = dup_address(sec, "port_name", KLINE(KEY_PORT_NAME), ctx, &e->port_name, errors);
+	if (r == 0)
+		r = dup_address(sec, "sas_address", KLINE(KEY_SAS_ADDRESS), ctx, &e->sas_address,
+				errors);
+	if (r == 0)
+		r = dup_lower(sec, "iscsi_target", &e->iscsi_target);
+	if (r == 0)
+		r = dup_opt(sec, "wwid", &e->wwid);
+	if (r == 0)
+		r = dup_opt(sec, "serial", &e->serial);
+	if (r < 0)
+		return r;
+	static const struct {
+		const char *key;
+		int k;
+		long max;
+	} numbers[] = {
+		{ "iscsi_tpgt", KEY_ISCSI_TPGT, 65535 },
+		{ "channel", KEY_CHANNEL, 0xffffffffL },
+		{ "id", KEY_ID, 0xffffffffL },
+	};
+	long *dest[] = { &e->iscsi_tpgt, &e->channel, &e->id };
+
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		long v;
+
+		if (!cfg_size(sec, numbers[i].key))
+			continue;
+		v = cfg_getint(sec, numbers[i].key);
+		if (v < 0 || v > numbers[i].max) {
+			(*errors)++;
+			r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(numbers[i].k),
+					   "%s %ld is out of range (0-%ld)", numbers[i].key, v,
+					   numbers[i].max);
+			if (r < 0)
+				return r;
+		}
+		*dest[i] = v;
+	}
+	/* "luns = {}" is an empty list to libconfuse, and means "none". */
+	e->has_luns = cfg_size(sec, "luns") > 0 || (kl && kl[KEY_LUNS]);
+	r = parse_lun_list(sec, "luns", KLINE(KEY_LUNS), ctx, &e->luns, &e->nluns, errors);
+	if (r == 0)
+		r = parse_lun_list(sec, "exclude_luns", KLINE(KEY_EXCLUDE_LUNS), ctx, &e->exclude,
+				   &e->nexclude, errors);
+	if (r < 0)
+		return r;
+	if (lunmask_entry_uses_identity(e) &&
+	    ((e->has_luns && !ranges_hold(e->luns, e->nluns, 0)) ||
+	     ranges_hold(e->exclude, e->nexclude, 0))) {
+		(*errors)++;
+		return quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name,
+				      KLINE(e->has_luns ? KEY_LUNS : KEY_EXCLUDE_LUNS),
+				      "lunmask '%s' matches LUN 0's wwid or serial, which are read "
+				      "from the attached LUN 0, so it cannot keep LUN 0 out",
+				      e->title);
+	}
+	if ((e->channel >= 0 || e->id >= 0) && !e->driver && !e->host_port_name)
+		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
+				      "lunmask '%s' gives a channel or id but no driver or "
+				      "host_port_name: it applies to that target of every host",
+				      e->title);
+	if (!e->has_luns && !e->nexclude)
+		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
+				      "lunmask '%s' changes nothing (no luns or exclude_luns)",
+				      e->title);
+#undef KLINE
+	return 0;
+}
+
+struct mask_list {
+	struct lunmask_entry *items;
+	size_t count;
+	size_t alloc;
+};
+
+static int mask_list_grow(struct mask_list *l, size_t n)
+{
+	struct lunmask_entry *p;
+	size_t alloc = l->alloc ? l->alloc : 8;
+
+	if (l->count + n <= l->alloc)
+		return 0;
+	while (alloc < l->count + n)
+		alloc *= 2;
+	p = realloc(l->items, alloc * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	l->items = p;
+	l->alloc = alloc;
+	return 0;
+}
+
 struct entry_list {
 	struct quirk_entry *items;
 	size_t count;
@@ -646,6 +891,22 @@ static int entry_list_grow(struct entry_list *l, size_t n)
 	return 0;
 }
 
+/* What parsing a text produced, and how far into the prescan's sections
+ * of each kind it has come. */
+struct parse_out {
+	struct entry_list devices;
+	struct mask_list masks;
+	size_t next[SECTION_KINDS];
+};
+
+static const struct section_pos *next_pos(struct parse_ctx *ctx, struct parse_out *out, int kind)
+{
+	const struct section_list *l = &ctx->ps->sections[kind];
+	size_t i = out->next[kind]++;
+
+	return i < l->count ? &l->items[i] : NULL;
+}
+
 /*
  * libconfuse looks up every new titled section among the ones it already
  * has, which makes one big file quadratic; it also stops at the first
@@ -653,8 +914,7 @@ static int entry_list_grow(struct entry_list *l, size_t n)
  * linear and every broken section of a file is reported.
  */
 static int parse_chunk(cfg_opt_t *opts, const char *text, unsigned int first_line,
-		       struct parse_ctx *ctx, struct entry_list *out, size_t *section_index,
-		       int *errors)
+		       struct parse_ctx *ctx, struct parse_out *out, int *errors)
 {
 	size_t before = ctx->diags ? ctx->diags->count : 0, nsec;
 	cfg_t *cfg = cfg_init(opts, CFGF_NONE);
@@ -680,15 +940,23 @@ static int parse_chunk(cfg_opt_t *opts, const char *text, unsigned int first_lin
 		goto out;
 	}
 	nsec = cfg_size(cfg, "device");
-	r = entry_list_grow(out, nsec);
+	r = entry_list_grow(&out->devices, nsec);
 	for (size_t i = 0; i < nsec && r == 0; i++) {
-		const struct section_pos *pos =
-			*section_index < ctx->ps->count ? &ctx->ps->sections[*section_index] : NULL;
+		const struct section_pos *pos = next_pos(ctx, out, SECTION_DEVICE);
 
-		(*section_index)++;
 		r = section_to_entry(cfg_getnsec(cfg, "device", i), pos, ctx,
-				     &out->items[out->count], errors);
-		out->count++;
+				     &out->devices.items[out->devices.count], errors);
+		out->devices.count++;
+	}
+	nsec = cfg_size(cfg, "lunmask");
+	if (r == 0)
+		r = mask_list_grow(&out->masks, nsec);
+	for (size_t i = 0; i < nsec && r == 0; i++) {
+		const struct section_pos *pos = next_pos(ctx, out, SECTION_LUNMASK);
+
+		r = section_to_mask(cfg_getnsec(cfg, "lunmask", i), pos, ctx,
+				    &out->masks.items[out->masks.count], errors);
+		out->masks.count++;
 	}
 out:
 	cfg_free(cfg);
@@ -700,15 +968,15 @@ out:
 #define BATCH 32
 
 static int parse_text(cfg_opt_t *opts, const char *buf, size_t start, size_t end,
-		      unsigned int first_line, struct parse_ctx *ctx, struct entry_list *out,
-		      size_t *section_index, int *errors)
+		      unsigned int first_line, struct parse_ctx *ctx, struct parse_out *out,
+		      int *errors)
 {
 	char *text = strndup(buf + start, end - start);
 	int r;
 
 	if (!text)
 		return -ENOMEM;
-	r = parse_chunk(opts, text, first_line, ctx, out, section_index, errors);
+	r = parse_chunk(opts, text, first_line, ctx, out, errors);
 	free(text);
 	return r;
 }
@@ -721,22 +989,26 @@ static int parse_text(cfg_opt_t *opts, const char *buf, size_t start, size_t end
  */
 static int parse_batch(cfg_opt_t *opts, const char *buf, size_t start, size_t end,
 		       unsigned int start_line, size_t c_first, size_t c_last,
-		       struct parse_ctx *ctx, struct entry_list *out, size_t *section_index,
-		       int *errors)
+		       struct parse_ctx *ctx, struct parse_out *out, int *errors)
 {
-	size_t diag_mark = ctx->diags ? ctx->diags->count : 0, entry_mark = out->count;
-	size_t index_mark = *section_index;
+	size_t diag_mark = ctx->diags ? ctx->diags->count : 0;
+	size_t dev_mark = out->devices.count, mask_mark = out->masks.count;
+	size_t next_mark[SECTION_KINDS];
 	int batch_errors = 0, r;
 
-	r = parse_text(opts, buf, start, end, start_line, ctx, out, section_index, &batch_errors);
+	memcpy(next_mark, out->next, sizeof(next_mark));
+	r = parse_text(opts, buf, start, end, start_line, ctx, out, &batch_errors);
 	if (r < 0 || batch_errors == 0 || c_last - c_first < 1) {
 		*errors += batch_errors;
 		return r;
 	}
-	for (size_t i = entry_mark; i < out->count; i++)
-		quirk_entry_free(&out->items[i]);
-	out->count = entry_mark;
-	*section_index = index_mark;
+	for (size_t i = dev_mark; i < out->devices.count; i++)
+		quirk_entry_free(&out->devices.items[i]);
+	out->devices.count = dev_mark;
+	for (size_t i = mask_mark; i < out->masks.count; i++)
+		lunmask_entry_free(&out->masks.items[i]);
+	out->masks.count = mask_mark;
+	memcpy(out->next, next_mark, sizeof(next_mark));
 	if (ctx->diags) {
 		for (size_t i = diag_mark; i < ctx->diags->count; i++) {
 			free(ctx->diags->items[i].file);
@@ -753,8 +1025,7 @@ static int parse_batch(cfg_opt_t *opts, const char *buf, size_t start, size_t en
 		if (e > end)
 			e = end;
 		if (e > start)
-			r = parse_text(opts, buf, start, e, start_line, ctx, out, section_index,
-				       errors);
+			r = parse_text(opts, buf, start, e, start_line, ctx, out, errors);
 		if (c < ctx->ps->nends) {
 			start = e;
 			start_line = ctx->ps->ends[c].line;
@@ -776,35 +1047,53 @@ static int cmp_title_line(const void *a, const void *b)
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-static int check_duplicate_titles(struct parse_ctx *ctx, const struct entry_list *l, int *errors)
+/* Titles are unique per kind of section in a file. */
+static int check_duplicate_titles(struct parse_ctx *ctx, struct title_line *t, size_t n,
+				  const char *kind, int *errors)
 {
-	struct title_line *t;
 	int r = 0;
 
-	if (l->count < 2)
-		return 0;
-	t = malloc(l->count * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->count; i++) {
-		t[i].title = l->items[i].title;
-		t[i].line = l->items[i].line;
-	}
-	qsort(t, l->count, sizeof(*t), cmp_title_line);
-	for (size_t i = 1; i < l->count && r == 0; i++) {
+	qsort(t, n, sizeof(*t), cmp_title_line);
+	for (size_t i = 1; i < n && r == 0; i++) {
 		if (strcmp(t[i].title, t[i - 1].title) != 0)
 			continue;
 		(*errors)++;
 		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, t[i].line,
-				   "found duplicate title '%s' (first at line %u)", t[i].title,
-				   t[i - 1].line);
+				   "found duplicate title '%s' among %s sections (first at line "
+				   "%u)",
+				   t[i].title, kind, t[i - 1].line);
 	}
+	return r;
+}
+
+static int check_titles(struct parse_ctx *ctx, const struct parse_out *out, int *errors)
+{
+	size_t n = out->devices.count > out->masks.count ? out->devices.count : out->masks.count;
+	struct title_line *t;
+	int r;
+
+	if (n < 2)
+		return 0;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < out->devices.count; i++) {
+		t[i].title = out->devices.items[i].title;
+		t[i].line = out->devices.items[i].line;
+	}
+	r = check_duplicate_titles(ctx, t, out->devices.count, "device", errors);
+	for (size_t i = 0; i < out->masks.count; i++) {
+		t[i].title = out->masks.items[i].title;
+		t[i].line = out->masks.items[i].line;
+	}
+	if (r == 0)
+		r = check_duplicate_titles(ctx, t, out->masks.count, "lunmask", errors);
 	free(t);
 	return r;
 }
 
 int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct quirk_diags *diags,
-		       struct quirk_entry **ret_entries, size_t *ret_count)
+		       struct quirk_parsed *ret)
 {
 	cfg_opt_t device_opts[] = {
 		CFG_STR("vendor", NULL, CFGF_NODEFAULT),
@@ -820,14 +1109,31 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		CFG_STR("reason", NULL, CFGF_NODEFAULT),
 		CFG_END(),
 	};
-	cfg_opt_t opts[] = {
-		CFG_SEC("device", device_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+	cfg_opt_t lunmask_opts[] = {
+		CFG_STR("driver", NULL, CFGF_NODEFAULT),
+		CFG_STR("host_port_name", NULL, CFGF_NODEFAULT),
+		CFG_STR("port_name", NULL, CFGF_NODEFAULT),
+		CFG_STR("sas_address", NULL, CFGF_NODEFAULT),
+		CFG_STR("iscsi_target", NULL, CFGF_NODEFAULT),
+		CFG_INT("iscsi_tpgt", -1, CFGF_NODEFAULT),
+		CFG_INT("channel", -1, CFGF_NODEFAULT),
+		CFG_INT("id", -1, CFGF_NODEFAULT),
+		CFG_STR("wwid", NULL, CFGF_NODEFAULT),
+		CFG_STR("serial", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("luns", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("exclude_luns", NULL, CFGF_NODEFAULT),
+		CFG_STR("reason", NULL, CFGF_NODEFAULT),
 		CFG_END(),
 	};
-	struct entry_list list = { 0 };
+	cfg_opt_t opts[] = {
+		CFG_SEC("device", device_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+		CFG_SEC("lunmask", lunmask_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+		CFG_END(),
+	};
+	struct parse_out out = { 0 };
 	struct prescan ps;
 	struct parse_ctx ctx = { .name = name, .diags = diags, .ps = &ps };
-	size_t section_index = 0, start = 0, chunk = 0;
+	size_t start = 0, chunk = 0;
 	unsigned int start_line = 1;
 	bool first = true;
 	int errors = 0, r;
@@ -863,8 +1169,8 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		size_t end = c_end < ps.nends ? ps.ends[c_end].offset : len;
 
 		first = false;
-		r = parse_batch(opts, buf, start, end, start_line, chunk, c_end, &ctx, &list,
-				&section_index, &errors);
+		r = parse_batch(opts, buf, start, end, start_line, chunk, c_end, &ctx, &out,
+				&errors);
 		if (c_end == ps.nends)
 			break;
 		start = end;
@@ -872,24 +1178,28 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		chunk = c_end + 1;
 	}
 	if (r == 0)
-		r = check_duplicate_titles(&ctx, &list, &errors);
-	if (r == 0 && list.count == 0 && !errors)
-		r = quirk_diag_add(diags, QUIRK_WARNING, name, 0, "no device entries");
+		r = check_titles(&ctx, &out, &errors);
+	if (r == 0 && out.devices.count == 0 && out.masks.count == 0 && !errors)
+		r = quirk_diag_add(diags, QUIRK_WARNING, name, 0, "no device or lunmask entries");
 	if (r < 0)
 		goto out;
 	if (errors) {
 		r = -EINVAL;
 		goto out;
 	}
-	*ret_entries = list.items;
-	*ret_count = list.count;
-	list.items = NULL;
-	list.count = 0;
+	ret->entries = out.devices.items;
+	ret->count = out.devices.count;
+	ret->masks = out.masks.items;
+	ret->nmasks = out.masks.count;
+	memset(&out, 0, sizeof(out));
 	r = 0;
 out:
-	for (size_t i = 0; i < list.count; i++)
-		quirk_entry_free(&list.items[i]);
-	free(list.items);
+	for (size_t i = 0; i < out.devices.count; i++)
+		quirk_entry_free(&out.devices.items[i]);
+	free(out.devices.items);
+	for (size_t i = 0; i < out.masks.count; i++)
+		lunmask_entry_free(&out.masks.items[i]);
+	free(out.masks.items);
 	prescan_free(&ps);
 	return r < 0 ? r : (errors ? -EINVAL : 0);
 }

@@ -40,7 +40,7 @@ class Check(unittest.TestCase):
             ("22-bad-missing-vendor.conf:2: error", "no vendor"),
             ("23-bad-unterminated-quote.conf:3: error", "never closed"),
             ("24-bad-duplicate-title.conf:7: error", "duplicate title"),
-            ("30-empty.conf: warning", "no device entries"),
+            ("30-empty.conf: warning", "no device or lunmask entries"),
             ("40-warn-long-vendor.conf:3: warning", "longer than the 8 bytes"),
         ]
         for where, what in expect:

@@ -205,7 +205,7 @@ START_TEST(parse_empty_file_and_warnings)
 	ck_assert_uint_eq(quirk_db_count(db), 0);
 	w = first_diag(&d, QUIRK_WARNING);
 	ck_assert_ptr_nonnull(w);
-	ck_assert_ptr_nonnull(strstr(w->message, "no device entries"));
+	ck_assert_ptr_nonnull(strstr(w->message, "no device or lunmask entries"));
 	quirk_db_free(db);
 	quirk_diags_clear(&d);
 

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * lunmask.c - LUN masking policy: matching targets by stable address and
+ * deciding which of their LUNs may be attached. No I/O.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lunmask.h"
+
+static int parse_lun(const char *s, const char **end, uint64_t *ret)
+{
+	unsigned long long v;
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (errno || e == s || v > LUNMASK_LUN_MAX)
+		return -EINVAL;
+	*end = e;
+	*ret = v;
+	return 0;
+}
+
+int lun_range_parse(const char *s, struct lun_range *ret)
+{
+	const char *e;
+	uint64_t a, b;
+
+	if (!s || parse_lun(s, &e, &a) < 0)
+		return -EINVAL;
+	b = a;
+	if (*e == '-' && parse_lun(e + 1, &e, &b) < 0)
+		return -EINVAL;
+	if (*e || b < a)
+		return -EINVAL;
+	ret->first = a;
+	ret->last = b;
+	return 0;
+}
+
+int lunmask_address_normalize(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 17)
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++) {
+		if (*s == ':' || *s == '-')
+			continue;
+		if (!isxdigit((unsigned char)*s) || n == 16)
+			return -EINVAL;
+		buf[n++] = (char)tolower((unsigned char)*s);
+	}
+	if (n != 16)
+		return -EINVAL;
+	buf[n] = '\0';
+	return 0;
+}
+
+bool lunmask_entry_uses_identity(const struct lunmask_entry *e)
+{
+	return e->wwid || e->serial;
+}
+
+/* A sysfs address that cannot be read as one never matches. */
+static bool address_matches(const char *want, const char *have)
+{
+	char norm[17];
+
+	if (!want)
+		return true;
+	if (!have || lunmask_address_normalize(have, norm, sizeof(norm)) < 0)
+		return false;
+	return strcmp(want, norm) == 0;
+}
+
+static bool text_matches(const char *want, const char *have, bool nocase)
+{
+	if (!want)
+		return true;
+	if (!have)
+		return false;
+	return nocase ? strcasecmp(want, have) == 0 : strcmp(want, have) == 0;
+}
+
+bool lunmask_entry_applies(const struct lunmask_entry *e, const struct lunmask_target *t)
+{
+	if (!text_matches(e->driver, t->driver, false) ||
+	    !address_matches(e->host_port_name, t->host_port_name) ||
+	    !address_matches(e->port_name, t->port_name) ||
+	    !address_matches(e->sas_address, t->sas_address) ||
+	    !text_matches(e->iscsi_target, t->iscsi_target, true))
+		return false;
+	if (e->iscsi_tpgt >= 0 && e->iscsi_tpgt != t->iscsi_tpgt)
+		return false;
+	if ((e->channel >= 0 && (unsigned long)e->channel != t->channel) ||
+	    (e->id >= 0 && (unsigned long)e->id != t->id))
+		return false;
+	return text_matches(e->wwid, t->wwid, false) && text_matches(e->serial, t->serial, false);
+}
+
+int lunmask_select(const struct lunmask_entry *entries, size_t count,
+		   const struct lunmask_target *t, struct lunmask_set *ret)
+{
+	const struct lunmask_entry **items = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct lunmask_entry **p;
+
+		if (!lunmask_entry_applies(&entries[i], t))
+			continue;
+		p = realloc(items, (n + 1) * sizeof(*p));
+		if (!p) {
+			free(items);
+			return -ENOMEM;
+		}
+		items = p;
+		items[n++] = &entries[i];
+	}
+	ret->items = items;
+	ret->count = n;
+	return 0;
+}
+
+void lunmask_set_clear(struct lunmask_set *set)
+{
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+}
+
+static bool in_ranges(const struct lun_range *r, size_t n, uint64_t lun)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lun >= r[i].first && lun <= r[i].last)
+			return true;
+	return false;
+}
+
+void lunmask_decide(const struct lunmask_set *set, uint64_t lun, struct lunmask_verdict *ret)
+{
+	const struct lunmask_entry *first_list = NULL;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->allowed = true;
+	ret->rule = set->count ? LUNMASK_UNLISTED : LUNMASK_NO_POLICY;
+	/* Exclusions first: "never this LUN" is the rule that protects. */
+	for (size_t i = 0; i < set->count; i++) {
+		const struct lunmask_entry *e = set->items[i];
+
+		if (in_ranges(e->exclude, e->nexclude, lun)) {
+			ret->allowed = false;
+			ret->rule = LUNMASK_EXCLUDED;
+			ret->entry = e;
+			return;
+		}
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		const struct lunmask_entry *e = set->items[i];
+
+		if (!e->has_luns)
+			continue;
+		if (in_ranges(e->luns, e->nluns, lun)) {
+			ret->rule = LUNMASK_NAMED;
+			ret->entry = e;
+			return;
+		}
+		if (!first_list)
+			first_list = e;
+	}
+	if (first_list) {
+		ret->allowed = false;
+		ret->rule = LUNMASK_NOT_NAMED;
+		ret->entry = first_list;
+	}
+}
+
+bool lunmask_restricts(const struct lunmask_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (set->items[i]->has_luns || set->items[i]->nexclude)
+			return true;
+	return false;
+}
+
+int lunmask_next_allowed(const struct lunmask_set *set, uint64_t after, uint64_t *ret)
+{
+	uint64_t total = 0, best = UINT64_MAX;
+	bool any_list = false, found = false;
+
+	for (size_t i = 0; i < set->count; i++) {
+		const struct lunmask_entry *e = set->items[i];
+
+		if (!e->has_luns)
+			continue;
+		any_list = true;
+		for (size_t k = 0; k < e->nluns; k++) {
+			total += e->luns[k].last - e->luns[k].first + 1;
+			if (total > LUNMASK_REACH_MAX || e->luns[k].last - e->luns[k].first >=
+								 LUNMASK_REACH_MAX)
+				return -E2BIG;
+		}
+	}
+	if (!any_list)
+		return -E2BIG;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct lunmask_entry *e = set->items[i];
+
+		for (size_t k = 0; e->has_luns && k < e->nluns; k++) {
+			uint64_t lun = e->luns[k].first;
+
+			if (after != UINT64_MAX && lun <= after)
+				lun = after + 1;
+			for (; lun <= e->luns[k].last && lun < best; lun++) {
+				struct lunmask_verdict v;
+
+				lunmask_decide(set, lun, &v);
+				if (v.allowed) {
+					best = lun;
+					found = true;
+					break;
+				}
+			}
+		}
+	}
+	if (!found)
+		return 0;
+	*ret = best;
+	return 1;
+}
+
+const char *lunmask_rule_name(enum lunmask_rule rule)
+{
+	switch (rule) {
+	case LUNMASK_NO_POLICY:
+		return "no-policy";
+	case LUNMASK_UNLISTED:
+		return "unlisted";
+	case LUNMASK_NAMED:
+		return "named";
+	case LUNMASK_NOT_NAMED:
+		return "not-named";
+	case LUNMASK_EXCLUDED:
+		return "excluded";
+	}
+	return "unknown";
+}
+
+void lunmask_describe(const struct lunmask_verdict *v, uint64_t lun, char *buf, size_t len)
+{
+	const struct lunmask_entry *e = v->entry;
+
+	switch (v->rule) {
+	case LUNMASK_NO_POLICY:
+		snprintf(buf, len, "no lunmask entry applies to the target");
+		return;
+	case LUNMASK_UNLISTED:
+		snprintf(buf, len, "lunmask entries apply, none restricts LUN %llu",
+			 (unsigned long long)lun);
+		return;
+	case LUNMASK_NAMED:
+		snprintf(buf, len, "named by lunmask '%s' (%s:%u)", e->title, e->file, e->line);
+		return;
+	case LUNMASK_NOT_NAMED:
+		snprintf(buf, len, "not named by lunmask '%s' (%s:%u), which lists the only LUNs "
+			 "to attach", e->title, e->file, e->line);
+		return;
+	case LUNMASK_EXCLUDED:
+		snprintf(buf, len, "excluded by lunmask '%s' (%s:%u)", e->title, e->file, e->line);
+		return;
+	}
+	snprintf(buf, len, "?");
+}
+
+void lunmask_entry_free(struct lunmask_entry *e)
+{
+	free(e->file);
+	free(e->title);
+	free(e->reason);
+	free(e->driver);
+	free(e->host_port_name);
+	free(e->port_name);
+	free(e->sas_address);
+	free(e->iscsi_target);
+	free(e->wwid);
+	free(e->serial);
+	free(e->luns);
+	free(e->exclude);
+	memset(e, 0, sizeof(*e));
+}
+
+static bool all_chars(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret_error)
+{
+	char buf[512], *fields[4], *save = NULL, *p, *tok;
+	size_t n = 0, want;
+	char norm[17];
+
+	memset(ret, 0, sizeof(*ret));
+	ret->channel = ret->id = -1;
+	if (strlen(s) >= sizeof(buf)) {
+		*ret_error = "too long";
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (n == 4) {
+			*ret_error = "too many fields";
+			return -EINVAL;
+		}
+		fields[n++] = p;
+	}
+	if (n < 1) {
+		*ret_error = "empty";
+		return -EINVAL;
+	}
+	want = strcmp(fields[0], "scsi") == 0 ? 4 : 3;
+	if (strcmp(fields[0], "fc") && strcmp(fields[0], "sas") && strcmp(fields[0], "iscsi") &&
+	    strcmp(fields[0], "scsi")) {
+		*ret_error = "the transport is not fc, sas, iscsi or scsi";
+		return -EINVAL;
+	}
+	if (n != want) {
+		*ret_error = want == 4 ? "scsi takes DRIVER,CHANNEL:ID,LUNS" :
+					 "fc, sas and iscsi take ADDRESS,LUNS";
+		return -EINVAL;
+	}
+	snprintf(ret->transport, sizeof(ret->transport), "%s", fields[0]);
+	if (strcmp(fields[0], "fc") == 0 || strcmp(fields[0], "sas") == 0) {
+		if (lunmask_address_normalize(fields[1], norm, sizeof(norm)) < 0) {
+			*ret_error = "the address is not 16 hex digits";
+			return -EINVAL;
+		}
+	} else if (strcmp(fields[0], "iscsi") == 0) {
+		if (!all_chars(fields[1], ".:-") || strlen(fields[1]) >= sizeof(ret->address)) {
+			*ret_error = "not an iSCSI name (letters, digits, '.', ':', '-')";
+			return -EINVAL;
+		}
+	} else {
+		char *e;
+
+		if (!all_chars(fields[1], "_-") || strlen(fields[1]) >= 64) {
+			*ret_error = "not a driver name";
+			return -EINVAL;
+		}
+		errno = 0;
+		ret->channel = strtol(fields[2], &e, 10);
+		if (errno || e == fields[2] || *e != ':' || ret->channel < 0) {
+			*ret_error = "CHANNEL:ID expected";
+			return -EINVAL;
+		}
+		p = e + 1;
+		ret->id = strtol(p, &e, 10);
+		if (errno || e == p || *e || ret->id < 0) {
+			*ret_error = "CHANNEL:ID expected";
+			return -EINVAL;
+		}
+	}
+	snprintf(ret->address, sizeof(ret->address), "%s", fields[1]);
+	save = NULL;
+	for (tok = strtok_r(fields[want - 1], "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		if (ret->nluns == sizeof(ret->luns) / sizeof(ret->luns[0])) {
+			*ret_error = "more than 16 LUN ranges";
+			return -EINVAL;
+		}
+		if (lun_range_parse(tok, &ret->luns[ret->nluns]) < 0) {
+			*ret_error = "LUNS is N, N-M, or several joined by '+'";
+			return -EINVAL;
+		}
+		ret->nluns++;
+	}
+	if (!ret->nluns) {
+		*ret_error = "no LUN given";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int append(char **text, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int append(char **text, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	char *add, *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&add, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	p = realloc(*text, *len + (size_t)n + 1);
+	if (!p) {
+		free(add);
+		return -ENOMEM;
+	}
+	memcpy(p + *len, add, (size_t)n + 1);
+	*text = p;
+	*len += (size_t)n;
+	free(add);
+	return 0;
+}
+
+static int spec_config(const struct lunmask_spec *sp, unsigned int index, char **text,
+		       size_t *len)
+{
+	int r;
+
+	r = append(text, len, "lunmask \"kernel command line %u\" {\n", index);
+	if (r == 0 && strcmp(sp->transport, "fc") == 0)
+		r = append(text, len, "\tport_name = \"%s\"\n", sp->address);
+	else if (r == 0 && strcmp(sp->transport, "sas") == 0)
+		r = append(text, len, "\tsas_address = \"%s\"\n", sp->address);
+	else if (r == 0 && strcmp(sp->transport, "iscsi") == 0)
+		r = append(text, len, "\tiscsi_target = \"%s\"\n", sp->address);
+	else if (r == 0)
+		r = append(text, len, "\tdriver = \"%s\"\n\tchannel = %ld\n\tid = %ld\n",
+			   sp->address, sp->channel, sp->id);
+	for (size_t i = 0; i < sp->nluns && r == 0; i++) {
+		const struct lun_range *lr = &sp->luns[i];
+
+		if (lr->first == lr->last)
+			r = append(text, len, "%s\"%llu\"", i ? ", " : "\tluns = { ",
+				   (unsigned long long)lr->first);
+		else
+			r = append(text, len, "%s\"%llu-%llu\"", i ? ", " : "\tluns = { ",
+				   (unsigned long long)lr->first, (unsigned long long)lr->last);
+	}
+	if (r == 0)
+		r = append(text, len, " }\n}\n");
+	return r;
+}
+
+int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **ret_error,
+			   const char **ret_bad)
+{
+	static const char key[] = "scsi_scan.lunmask=";
+	char *text = NULL, value[512];
+	unsigned int count = 0;
+	size_t len = 0;
+	int r = 0;
+
+	*ret_text = NULL;
+	r = append(&text, &len, "# Written from the kernel command line (scsi_scan.lunmask=) "
+				"for the initramfs.\n");
+	for (const char *p = cmdline; r == 0 && *p;) {
+		const char *word = p, *end;
+		struct lunmask_spec sp;
+		size_t n;
+
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		end = p;
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		n = (size_t)(end - word);
+		if (n <= sizeof(key) - 1 || strncmp(word, key, sizeof(key) - 1) != 0)
+			continue;
+		word += sizeof(key) - 1;
+		n -= sizeof(key) - 1;
+		if (n >= sizeof(value)) {
+			*ret_error = "too long";
+			*ret_bad = word;
+			r = -EINVAL;
+			break;
+		}
+		memcpy(value, word, n);
+		value[n] = '\0';
+		r = lunmask_spec_parse(value, &sp, ret_error);
+		if (r < 0) {
+			*ret_bad = word;
+			break;
+		}
+		r = spec_config(&sp, ++count, &text, &len);
+	}
+	if (r == 0 && count)
+		r = append(&text, &len, "lunmask \"kernel command line: nothing else\" {\n"
+					"\tluns = {}\n"
+					"\treason = \"only the LUNs named by scsi_scan.lunmask= are "
+					"attached in the initramfs\"\n}\n");
+	if (r < 0 || !count) {
+		free(text);
+		return r;
+	}
+	*ret_text = text;
+	return 0;
+}
