@@ -104,6 +104,18 @@ int inquiry_scsi_level(uint8_t version, uint8_t response_format);
 int inquiry_decode(const uint8_t *buf, size_t len, struct inquiry *ret);
 
 /**
+ * inquiry_unit_serial() - the serial number of a VPD page 0x80 response
+ * @page: the page as read (header and all)
+ * @len: its length
+ * @buf: output, NUL-terminated, cleaned as inquiry_field_clean() does
+ * @size: size of @buf
+ *
+ * Return: 0, or -EINVAL if @page is not page 0x80, is truncated, or holds
+ * an empty serial, or -ENOSPC if @buf is too small.
+ */
+int inquiry_unit_serial(const uint8_t *page, size_t len, char *buf, size_t size);
+
+/**
  * pdt_name() - lsscsi's short name of a peripheral device type
  * @pdt: the type, 0-31
  *

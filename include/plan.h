@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLAN_REASON_LEN 160
+#include "lunmask.h"
+
+#define PLAN_REASON_LEN 256
 
 /**
  * struct plan_input - what is known about a target before its LUNs
@@ -22,6 +24,8 @@
  * @no_report_luns: the host's driver never takes REPORT LUNS (usb-storage,
  *	uas set starget->no_report_luns)
  * @lun0_present: LUN 0 answered as a device
+ * @mask: the lunmask entries that apply to the target, or NULL: a LUN
+ *	they refuse is skipped, whatever the method
  */
 struct plan_input {
 	int scsi_level;
@@ -31,6 +35,7 @@ struct plan_input {
 	uint64_t max_luns;
 	bool no_report_luns;
 	bool lun0_present;
+	const struct lunmask_set *mask;
 };
 
 /**
@@ -53,11 +58,14 @@ enum plan_action_kind {
  * struct plan_action - one step
  * @kind: what to do
  * @lun: the LUN for PLAN_PROBE and PLAN_SKIP
+ * @masked: for PLAN_SKIP, the lunmask policy refused the LUN (the apply
+ *	loop also looks whether it is attached now)
  * @reason: why, for people (explain, logs)
  */
 struct plan_action {
 	enum plan_action_kind kind;
 	uint64_t lun;
+	bool masked;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -135,9 +143,10 @@ void plan_init(struct plan *p, const struct plan_input *in);
  * @next: the action to take
  *
  * Mirrors scsi_report_lun_scan() and scsi_sequential_lun_scan(), with the
- * quirk database instead of the kernel's table, and two differences on
- * purpose: nolun keeps a target at LUN 0 at every SCSI level, and
- * max_lun / attach from the database are honoured.
+ * quirk database instead of the kernel's table, and three differences on
+ * purpose: nolun keeps a target at LUN 0 at every SCSI level, max_lun /
+ * attach from the database are honoured, and a LUN the lunmask policy
+ * refuses is skipped (before any quirk rule is looked at).
  *
  * Return: 0, or -ENOMEM (copying a REPORT LUNS list).
  */

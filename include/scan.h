@@ -12,6 +12,7 @@
 
 #include "discover.h"
 #include "inquiry.h"
+#include "lunmask.h"
 #include "plan.h"
 #include "quirks.h"
 #include "sysfs.h"
@@ -94,6 +95,8 @@ struct lun_report {
  *	transport's topology, or probed)
  * @reach_reason: how its LUNs were reached when LUN 0 is absent, or empty
  * @probe_lun: the LUN that commands went through (0, a W-LUN, or another)
+ * @probe_new: @probe_lun is a LUN the policy names, attached by this scan
+ *	to reach the target (LUN 0 being refused)
  * @kernel_luns: LUNs the kernel's own scan of this target attached (only for a
  *	target without LUN 0 whose REPORT LUNS well-known LUN could not be used:
  *	refused with EINVAL, or nothing attached)
@@ -107,6 +110,9 @@ struct lun_report {
  * @target_attach: @match's attach from entries without a type: false skips
  *	the whole target; entries with a type decide per LUN, from each LUN's
  *	own INQUIRY
+ * @mask: the lunmask entries that apply to the target (pointers into the
+ *	quirk database)
+ * @policy: those entries in words (title, file:line), or empty
  * @method: how LUNs were found
  * @method_reason: why that way
  * @end_reason: why the scan of the target ended
@@ -124,6 +130,7 @@ struct target_report {
 	char found_reason[DISCOVER_REASON_LEN];
 	char reach_reason[PLAN_REASON_LEN + 96];
 	uint64_t probe_lun;
+	bool probe_new;
 	uint64_t *kernel_luns;
 	size_t nkernel_luns;
 	bool *kernel_kept;
@@ -132,6 +139,8 @@ struct target_report {
 	const char *inquiry_source;
 	struct quirk_match match;
 	bool target_attach;
+	struct lunmask_set mask;
+	char policy[PLAN_REASON_LEN];
 	enum plan_method method;
 	char method_reason[PLAN_REASON_LEN];
 	char end_reason[PLAN_REASON_LEN];

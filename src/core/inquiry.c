@@ -28,6 +28,21 @@ void inquiry_field_clean(char *dst, const uint8_t *src, size_t len)
 	dst[end - start] = '\0';
 }
 
+int inquiry_unit_serial(const uint8_t *page, size_t len, char *buf, size_t size)
+{
+	size_t n;
+
+	if (len < 4 || page[1] != 0x80)
+		return -EINVAL;
+	n = (size_t)page[2] << 8 | page[3];
+	if (n == 0 || 4 + n > len)
+		return -EINVAL;
+	if (n + 1 > size)
+		return -ENOSPC;
+	inquiry_field_clean(buf, page + 4, n);
+	return buf[0] ? 0 : -EINVAL;
+}
+
 int inquiry_scsi_level(uint8_t version, uint8_t response_format)
 {
 	/* scsi_probe_lun() reads only the low nibble: the high one held the

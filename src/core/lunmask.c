@@ -273,8 +273,8 @@ void lunmask_describe(const struct lunmask_verdict *v, uint64_t lun, char *buf, 
 		snprintf(buf, len, "named by lunmask '%s' (%s:%u)", e->title, e->file, e->line);
 		return;
 	case LUNMASK_NOT_NAMED:
-		snprintf(buf, len, "not named by lunmask '%s' (%s:%u), which lists the only LUNs "
-			 "to attach", e->title, e->file, e->line);
+		snprintf(buf, len, "not in the luns of lunmask '%s' (%s:%u)", e->title, e->file,
+			 e->line);
 		return;
 	case LUNMASK_EXCLUDED:
 		snprintf(buf, len, "excluded by lunmask '%s' (%s:%u)", e->title, e->file, e->line);

@@ -204,18 +204,24 @@ json_object *output_flags_json(uint64_t flags)
 	return a;
 }
 
+/* Where an entry of the quirk database is written. */
+static json_object *entry_json(const char *title, const char *file, unsigned int line)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "title", output_json_string(title));
+	json_object_object_add(o, "file", output_json_string(file));
+	json_object_object_add(o, "line", json_object_new_int((int)line));
+	return o;
+}
+
 json_object *output_sources_json(const struct quirk_match *m)
 {
 	json_object *a = json_object_new_array();
 
-	for (size_t i = 0; i < m->count; i++) {
-		json_object *s = json_object_new_object();
-
-		json_object_object_add(s, "file", output_json_string(m->sources[i]->file));
-		json_object_object_add(s, "line", json_object_new_int(m->sources[i]->line));
-		json_object_object_add(s, "title", output_json_string(m->sources[i]->title));
-		json_object_array_add(a, s);
-	}
+	for (size_t i = 0; i < m->count; i++)
+		json_object_array_add(a, entry_json(m->sources[i]->title, m->sources[i]->file,
+						    m->sources[i]->line));
 	return a;
 }
 
@@ -446,6 +452,10 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 				fprintf(f, "  found: %s\n", t->found_reason);
 			if (t->reach_reason[0])
 				fprintf(f, "  reached: %s\n", t->reach_reason);
+			if (t->policy[0])
+				fprintf(f, "  lunmask: %s (exclusions first, then the lists of "
+					"LUNs to attach; quirks apply to what they allow)\n",
+					t->policy);
 			if (t->has_inquiry) {
 				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n", t->probe_lun,
 					t->inquiry_source);
@@ -520,6 +530,15 @@ json_object *output_scan_json(const struct scan_report *rep)
 					       t->reach_reason[0] ?
 						       output_json_string(t->reach_reason) :
 						       NULL);
+			if (t->mask.count) {
+				json_object *ml = json_object_new_array();
+
+				for (size_t m = 0; m < t->mask.count; m++)
+					json_object_array_add(ml, entry_json(t->mask.items[m]->title,
+									     t->mask.items[m]->file,
+									     t->mask.items[m]->line));
+				json_object_object_add(to, "lunmask", ml);
+			}
 			if (t->has_inquiry) {
 				json_object *inq = json_object_new_object();
 

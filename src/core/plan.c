@@ -164,6 +164,23 @@ static int take_list(struct plan *p, const struct plan_outcome *last)
 	return 0;
 }
 
+/* The administrator's policy comes first: a refused LUN is never tried. */
+static bool masked(const struct plan *p, uint64_t lun, struct plan_action *a)
+{
+	struct lunmask_verdict v;
+
+	if (!p->in.mask)
+		return false;
+	lunmask_decide(p->in.mask, lun, &v);
+	if (v.allowed)
+		return false;
+	a->kind = PLAN_SKIP;
+	a->lun = lun;
+	a->masked = true;
+	lunmask_describe(&v, lun, a->reason, PLAN_REASON_LEN);
+	return true;
+}
+
 static void next_listed(struct plan *p, struct plan_action *a)
 {
 	while (p->next < p->count) {
@@ -171,6 +188,8 @@ static void next_listed(struct plan *p, struct plan_action *a)
 
 		if (lun == 0 && p->in.lun0_present)
 			continue;
+		if (masked(p, lun, a))
+			return;
 		a->lun = lun;
 		if (p->in.max_lun >= 0 && lun > (uint64_t)p->in.max_lun) {
 			a->kind = PLAN_SKIP;
@@ -211,6 +230,10 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 		    (unsigned long long)(p->seq_limit ? p->seq_limit - 1 : 0), p->limit_reason);
 		p->state = ST_DONE;
 		a->kind = PLAN_DONE;
+		return;
+	}
+	if (masked(p, p->seq_next, a)) {
+		p->seq_next++;
 		return;
 	}
 	a->kind = PLAN_PROBE;

@@ -28,7 +28,12 @@ struct host_scan {
 	unsigned int host;
 	uint64_t max_luns;
 	bool usb;
+	char driver[64];
+	char host_port_name[32];
+	const struct discover_target *listed;
+	size_t nlisted;
 	bool wlun_impossible;
+	long long max_lun_ok;
 	int scan_fd;
 	const struct scsi_addr *before;
 	size_t nbefore;
@@ -132,7 +137,20 @@ static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned 
 		if (hs->scan_fd < 0)
 			return hs->scan_fd;
 	}
-	return sysfs_scan_fd(hs->scan_fd, (int)channel, (int)id, lun);
+	r = sysfs_scan_fd(hs->scan_fd, (int)channel, (int)id, lun);
+	if (r == 0 && lun != UINT64_MAX && (long long)lun > hs->max_lun_ok)
+		hs->max_lun_ok = (long long)lun;
+	return r;
+}
+
+/*
+ * EINVAL from a scan write is the host's channel, id or LUN limit. Where
+ * LUN 0 was not written (the policy refuses it), the host taking a LUN at
+ * least this high before means the channel or id is past its limit.
+ */
+static bool limit_is_target(const struct host_scan *hs, uint64_t lun)
+{
+	return hs->max_lun_ok >= 0 && lun <= (uint64_t)hs->max_lun_ok;
 }
 
 const char *lun_outcome_name(enum lun_outcome o)
@@ -238,6 +256,96 @@ static int match_inquiry(const struct quirk_db *db, const struct inquiry *inq,
 	};
 
 	return quirk_db_match(db, &dev, ret);
+}
+
+/* Where the transport's topology places a target: its stable address. */
+static void listed_address(const struct host_scan *hs, unsigned int c, unsigned int id,
+			   struct lunmask_target *mt, char *iqn, size_t len)
+{
+	for (size_t i = 0; i < hs->nlisted; i++) {
+		const struct discover_target *lt = &hs->listed[i];
+		char *comma;
+
+		if (!lt->has_id || lt->channel != c || lt->id != id)
+			continue;
+		switch (hs->rep->transport) {
+		case DISCOVER_FC:
+			mt->port_name = lt->address;
+			break;
+		case DISCOVER_SAS:
+			mt->sas_address = lt->address;
+			break;
+		case DISCOVER_ISCSI:
+			/* topology.c gives "IQN,TPGT" */
+			snprintf(iqn, len, "%s", lt->address);
+			comma = strrchr(iqn, ',');
+			if (comma) {
+				*comma = '\0';
+				mt->iscsi_tpgt = strtol(comma + 1, NULL, 10);
+			}
+			mt->iscsi_target = iqn;
+			break;
+		case DISCOVER_PROBE:
+			break;
+		}
+		return;
+	}
+}
+
+/* LUN 0's unit serial number from the copy of VPD page 0x80 in sysfs. */
+static bool lun0_serial(const struct scan_ctx *ctx, const struct scsi_addr *a, char *buf,
+			size_t len)
+{
+	uint8_t page[260];
+	char name[32];
+	int n;
+
+	n = sysfs_read_bin(ctx->sys, page, sizeof(page), "/sys/bus/scsi/devices/%s/vpd_pg80",
+			   scsi_addr_format(a, name, sizeof(name)));
+	return n > 0 && inquiry_unit_serial(page, (size_t)n, buf, len) == 0;
+}
+
+/*
+ * The lunmask entries that apply to target @c:@id. @identity: LUN 0 is
+ * attached, so entries that match its wwid or serial can be looked at.
+ */
+static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int id,
+		       bool identity, struct lunmask_set *ret, char *summary, size_t len)
+{
+	struct lunmask_target mt = {
+		.host = hs->host,
+		.driver = hs->driver[0] ? hs->driver : NULL,
+		.host_port_name = hs->host_port_name[0] ? hs->host_port_name : NULL,
+		.channel = c,
+		.id = id,
+		.iscsi_tpgt = -1,
+	};
+	struct scsi_addr lun0 = { hs->host, c, id, 0 };
+	char iqn[240], wwid[256], serial[256];
+	const struct lunmask_entry *masks;
+	size_t n, used = 0;
+	int r;
+
+	lunmask_set_clear(ret);
+	if (summary && len)
+		summary[0] = '\0';
+	masks = quirk_db_lunmasks(hs->ctx->db, &n);
+	if (!n)
+		return 0;
+	listed_address(hs, c, id, &mt, iqn, sizeof(iqn));
+	if (identity && sysfs_device_attr(hs->ctx->sys, &lun0, "wwid", wwid, sizeof(wwid)) > 0)
+		mt.wwid = wwid;
+	if (identity && lun0_serial(hs->ctx, &lun0, serial, sizeof(serial)))
+		mt.serial = serial;
+	r = lunmask_select(masks, n, &mt, ret);
+	for (size_t i = 0; r == 0 && summary && i < ret->count && used < len; i++) {
+		const struct lunmask_entry *e = ret->items[i];
+		int k = snprintf(summary + used, len - used, "%s'%s' (%s:%u)", i ? ", " : "",
+				 e->title, e->file, e->line);
+
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return r;
 }
 
 /* INQUIRY through SG_IO as the kernel's probe does it: 36 bytes, then the
@@ -365,6 +473,10 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 			return r < 0 ? r : detach(hs, t, lun, own);
 		return add_lun(t, lun, LUN_ATTACHED, "%s (attached by the kernel's scan of this "
 						     "target, as the database agrees)", why);
+	}
+	if (lun == t->probe_lun && t->probe_new) {
+		o->kind = PLAN_OUT_PRESENT;
+		return add_lun(t, lun, LUN_ATTACHED, "%s (the target was reached through it)", why);
 	}
 	if (attached_before(hs, &a) || (lun == t->probe_lun && sysfs_device_exists(ctx->sys, &a))) {
 		o->kind = PLAN_OUT_PRESENT;
@@ -545,6 +657,50 @@ static int undo_kernel_luns(struct host_scan *hs, struct target_report *t)
 }
 
 /*
+ * A LUN the lunmask policy refuses: skipped; one attached now stays unless
+ * --remove (and is not in use), so that a policy change takes effect only
+ * when asked, and a dry run shows what it would do.
+ */
+static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lun,
+		      const char *why)
+{
+	const struct scan_ctx *ctx = hs->ctx;
+	struct scsi_addr a = addr_of(t, lun);
+	char held[256];
+	int r;
+
+	if (!sysfs_device_exists(ctx->sys, &a))
+		return add_lun(t, lun, LUN_SKIPPED, "%s", why);
+	if (!ctx->opt.remove)
+		return add_lun(t, lun, LUN_PRESENT, "attached, but %s: left alone (--remove "
+						    "detaches it)", why);
+	r = ctx->opt.force ? 0 : device_in_use(ctx->sys, &a, held, sizeof(held));
+	if (r != 0)
+		return add_lun(t, lun, LUN_IN_USE, "%s, but %s: kept (--force deletes it)", why,
+			       held);
+	if (ctx->opt.dry_run)
+		return add_lun(t, lun, LUN_WOULD_REMOVE, "%s", why);
+	r = sysfs_delete(ctx->sys, &a);
+	if (r < 0)
+		return add_lun(t, lun, LUN_FAILED, "delete failed: %s", strerror(-r));
+	return add_lun(t, lun, LUN_REMOVED, "%s%s", why, ctx->opt.force ? " (--force)" : "");
+}
+
+/* Entries that match LUN 0's wwid or serial are looked at once LUN 0 is
+ * attached; without any, its VPD pages are not read. */
+static bool db_uses_identity(const struct quirk_db *db)
+{
+	const struct lunmask_entry *m;
+	size_t n;
+
+	m = quirk_db_lunmasks(db, &n);
+	for (size_t i = 0; i < n; i++)
+		if (lunmask_entry_uses_identity(&m[i]))
+			return true;
+	return false;
+}
+
+/*
  * One target, whose LUN @probe_lun is attached. @temporary: this scan
  * attached @probe_lun only to reach the target (REPORT LUNS well-known
  * LUN) and deletes it at the end. @lun0_new: LUN 0 was attached by this
@@ -561,7 +717,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	char node[PATH_MAX], why[PLAN_REASON_LEN];
 	const char *method_reason;
 	bool lun0_only_to_reach = false, lun0_refused;
-	char lun0_why[PLAN_REASON_LEN];
+	char lun0_why[PLAN_REASON_LEN], mask_why[PLAN_REASON_LEN];
+	struct lunmask_verdict v0;
 	struct plan p;
 	int fd = -1, r;
 
@@ -570,6 +727,16 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	r = probe_inquiry(hs, t, fd);
 	if (r < 0)
 		goto out;
+	if (t->probe_lun == 0 && db_uses_identity(ctx->db)) {
+		r = select_mask(hs, t->addr.channel, t->addr.id, true, &t->mask, t->policy,
+				sizeof(t->policy));
+		if (r < 0)
+			goto out;
+	}
+	lunmask_decide(&t->mask, 0, &v0);
+	if (!v0.allowed)
+		lunmask_describe(&v0, 0, mask_why, sizeof(mask_why));
+	in.mask = &t->mask;
 	in.scsi_level = t->inq.scsi_level;
 	in.flags = t->match.flags;
 	in.max_lun = t->match.max_lun;
@@ -599,7 +766,9 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			 "; the target's other LUNs were reached through it");
 		lun0_only_to_reach = true;
 	}
-	if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
+	if (in.lun0_present && t->probe_lun == 0 && !v0.allowed)
+		r = masked_lun(hs, t, 0, mask_why);
+	else if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
 		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT, "%s",
 			    lun0_new ? "LUN 0: the target answered" :
 				       "already attached; left alone");
@@ -616,7 +785,15 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 				 "(only LUN %" PRIu64 " was selected)",
 				 sel->lun);
 
-		if (sel->lun == 0 || sel->lun == t->probe_lun) {
+		struct lunmask_verdict vs;
+		char sel_why[PLAN_REASON_LEN];
+
+		lunmask_decide(&t->mask, sel->lun, &vs);
+		if (!vs.allowed) {
+			lunmask_describe(&vs, sel->lun, sel_why, sizeof(sel_why));
+			if (sel->lun != 0)
+				r = masked_lun(hs, t, sel->lun, sel_why);
+		} else if (sel->lun == 0 || sel->lun == t->probe_lun) {
 			snprintf(t->end_reason, sizeof(t->end_reason), "only LUN %" PRIu64 " selected",
 				 sel->lun);
 		} else if ((t->match.flags & BLIST_NOLUN)) {
@@ -642,6 +819,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		}
 		if (a.kind == PLAN_REPORT_LUNS)
 			r = apply_report_luns(hs, t, fd, &o, why, sizeof(why));
+		else if (a.kind == PLAN_SKIP && a.masked)
+			r = masked_lun(hs, t, a.lun, a.reason);
 		else if (a.kind == PLAN_SKIP)
 			r = add_lun(t, a.lun, LUN_SKIPPED, "%s", a.reason);
 		else if ((temporary || lun0_only_to_reach) && a.lun == t->probe_lun)
@@ -751,7 +930,7 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	unsigned int c = da->channel, t = da->id;
 	struct scsi_addr a = { hs->host, c, t, 0 };
 	struct target_report *tr;
-	bool lun0_new = false, temporary = false, found;
+	bool lun0_new = false, temporary = false, probe_new = false, found;
 	const char *wlun_result = NULL;
 	char reach[sizeof(tr->reach_reason)] = "";
 	uint64_t probe = 0, *kluns = NULL;
@@ -759,13 +938,61 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	int r;
 
 	bool had = any_lun_of(before, nbefore, c, t, &probe);
+	struct lunmask_set mask = { 0 };
+	struct lunmask_verdict v0;
+	char policy[sizeof(tr->policy)], lun0_why[PLAN_REASON_LEN] = "";
+	uint64_t first_allowed = 0;
+	int allowed;
 
 	hs->target_start_ms = now_ms();
 	hs->target_writes = 0;
+	r = select_mask(hs, c, t, false, &mask, policy, sizeof(policy));
+	if (r < 0)
+		return r;
+	lunmask_decide(&mask, 0, &v0);
+	if (!v0.allowed)
+		lunmask_describe(&v0, 0, lun0_why, sizeof(lun0_why));
+	allowed = lunmask_next_allowed(&mask, UINT64_MAX, &first_allowed);
 	found = sysfs_device_exists(ctx->sys, &a);
+	if (sel->lun_set) {
+		struct lunmask_verdict vs;
+		char why[PLAN_REASON_LEN];
+
+		lunmask_decide(&mask, sel->lun, &vs);
+		a.lun = sel->lun;
+		if (!vs.allowed && !sysfs_device_exists(ctx->sys, &a)) {
+			/* Reaching the target would be for nothing. */
+			lunmask_set_clear(&mask);
+			tr = found_target(hs, c, t, da);
+			if (!tr)
+				return -ENOMEM;
+			snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
+			lunmask_describe(&vs, sel->lun, why, sizeof(why));
+			snprintf(tr->end_reason, sizeof(tr->end_reason),
+				 "only LUN %" PRIu64 " selected, and the policy refuses it",
+				 sel->lun);
+			return add_lun(tr, sel->lun, LUN_SKIPPED, "%s", why) < 0 ? -ENOMEM : 1;
+		}
+		a.lun = 0;
+	}
+	if (!found && !had && allowed == 0) {
+		/* The policy allows no LUN at all here: nothing is written, so
+		 * nothing can appear, not even for a moment. */
+		lunmask_set_clear(&mask);
+		if (!da->listed)
+			return 0;
+		tr = found_target(hs, c, t, da);
+		if (!tr)
+			return -ENOMEM;
+		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
+		snprintf(tr->end_reason, sizeof(tr->end_reason),
+			 "the lunmask policy allows no LUN of this target (%s): not scanned",
+			 lun0_why);
+		return 1;
+	}
 	if (found) {
 		probe = 0;
-	} else if (!ctx->opt.dry_run) {
+	} else if (!ctx->opt.dry_run && v0.allowed) {
 		/* LUN 0 first, as the kernel's target scan does. */
 		r = host_scan_write(hs, c, t, 0);
 		if (r < 0 && !(r == -EINVAL && had))
@@ -785,7 +1012,14 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible) {
 		a.lun = LUN_WLUN_REPORT_LUNS;
 		r = host_scan_write(hs, c, t, LUN_WLUN_REPORT_LUNS);
-		if (r == -EINVAL) {
+		if (r == -EINVAL && !v0.allowed && limit_is_target(hs, LUN_WLUN_REPORT_LUNS)) {
+			lunmask_set_clear(&mask);
+			return r;
+		} else if (r == -EINVAL && !v0.allowed) {
+			/* Without a LUN 0 write before it, EINVAL may mean an
+			 * id past the host's limit as well as a LUN limit. */
+			wlun_result = "was refused with EINVAL";
+		} else if (r == -EINVAL) {
 			hs->wlun_impossible = true;
 			snprintf(hs->rep->notes, sizeof(hs->rep->notes),
 				 "the host's LUN limit is below the REPORT LUNS well-known LUN "
@@ -807,6 +1041,54 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	}
 	if (hs->wlun_impossible)
 		wlun_result = "is past the host's LUN limit (EINVAL)";
+	if (!found && !ctx->opt.dry_run && !v0.allowed && allowed == 1) {
+		/* LUN 0 is refused and there is no well-known LUN: the LUNs the
+		 * policy names are the only way in, and harmless to try. */
+		for (uint64_t lun = first_allowed; !found;) {
+			a.lun = lun;
+			r = host_scan_write(hs, c, t, lun);
+			if (r == -EINVAL && limit_is_target(hs, lun) && !da->listed) {
+				lunmask_set_clear(&mask);
+				return r;
+			}
+			if (r < 0 && r != -EINVAL)
+				goto refused;
+			if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
+				found = true;
+				probe = lun;
+				probe_new = true;
+				snprintf(reach, sizeof(reach),
+					 "LUN 0 is %s: reached through LUN %" PRIu64
+					 ", which the policy names",
+					 lun0_why, lun);
+			} else if (lunmask_next_allowed(&mask, lun, &lun) != 1) {
+				break;
+			}
+		}
+	}
+	if (!found && !ctx->opt.dry_run && lunmask_restricts(&mask)) {
+		/* The kernel's scan of the target would attach every LUN. */
+		lunmask_set_clear(&mask);
+		if (!da->listed)
+			return 0;
+		tr = found_target(hs, c, t, da);
+		if (!tr)
+			return -ENOMEM;
+		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
+		if (v0.allowed)
+			target_fail(tr, "not reached: no LUN 0 and the REPORT LUNS well-known LUN "
+				    "(49409) %s; the kernel's scan of the target would attach LUNs "
+				    "the lunmask policy refuses (name the LUNs to attach in a luns "
+				    "list to reach it through them)",
+				    wlun_result ? wlun_result : "did not answer");
+		else
+			target_fail(tr, "not reached: LUN 0 is %s, the REPORT LUNS well-known LUN "
+				    "(49409) %s, and %s",
+				    lun0_why, wlun_result ? wlun_result : "did not answer",
+				    allowed == 1 ? "no LUN the policy names answered" :
+						   "the policy names no short list of LUNs to try");
+		return 1;
+	}
 	if (!found && !ctx->opt.dry_run) {
 		/* No way to reach the target without the kernel: let it scan
 		 * this one target ("C T -"), then apply the database. */
@@ -830,21 +1112,33 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	}
 	if (!found && da->listed) {
 		tr = found_target(hs, c, t, da);
-		if (!tr)
+		if (!tr) {
+			lunmask_set_clear(&mask);
 			return -ENOMEM;
+		}
+		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
+		lunmask_set_clear(&mask);
 		snprintf(tr->end_reason, sizeof(tr->end_reason),
 			 "%s: no LUN answered (not LUN 0, not the REPORT LUNS well-known LUN, "
 			 "not the kernel's scan of the target)",
 			 ctx->opt.dry_run ? "dry run, nothing attached" : "listed by the topology");
 		return 1;
 	}
-	if (!found)
+	if (!found) {
+		lunmask_set_clear(&mask);
 		return 0;
+	}
 	tr = found_target(hs, c, t, da);
 	if (!tr) {
 		free(kluns);
+		lunmask_set_clear(&mask);
 		return -ENOMEM;
 	}
+	tr->mask = mask;
+	tr->probe_new = probe_new;
+	snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
+	if (!v0.allowed && probe != 0 && !reach[0])
+		snprintf(reach, sizeof(reach), "LUN 0 is %s", lun0_why);
 	snprintf(tr->reach_reason, sizeof(tr->reach_reason), "%s", reach);
 	tr->probe_lun = probe;
 	tr->kernel_luns = kluns;
@@ -858,6 +1152,7 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	return r < 0 ? r : 1;
 
 refused:
+	lunmask_set_clear(&mask);
 	if (r == -EINVAL && !da->listed)
 		return r;
 	if (!da->listed && !is_stop(r))
@@ -903,6 +1198,10 @@ static int dry_run_host(struct host_scan *hs, const struct selector *sel,
 		if (!tr)
 			return -ENOMEM;
 		tr->probe_lun = before[i].lun;
+		r = select_mask(hs, tr->addr.channel, tr->addr.id, false, &tr->mask, tr->policy,
+				sizeof(tr->policy));
+		if (r < 0)
+			return r;
 		hs->target_start_ms = now_ms();
 		r = scan_target(hs, tr, sel, false, false);
 		if (r < 0)
@@ -928,7 +1227,8 @@ static int dry_run_host(struct host_scan *hs, const struct selector *sel,
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
-	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host, .scan_fd = -1 };
+	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host, .scan_fd = -1,
+				.max_lun_ok = -1 };
 	enum discover_outcome out = DISCOVER_OUT_NONE;
 	struct discover_target *listed = NULL;
 	struct scsi_addr *before = NULL;
@@ -942,11 +1242,18 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	if (sysfs_module_param(ctx->sys, "scsi_mod", "max_luns", &hs.max_luns) < 0)
 		hs.max_luns = DEFAULT_MAX_LUNS;
 	if (sysfs_read(ctx->sys, proc_name, sizeof(proc_name),
-		       "/sys/class/scsi_host/host%u/proc_name", host) > 0)
+		       "/sys/class/scsi_host/host%u/proc_name", host) > 0) {
 		hs.usb = strcmp(proc_name, "usb-storage") == 0 || strcmp(proc_name, "uas") == 0;
+		snprintf(hs.driver, sizeof(hs.driver), "%s", proc_name);
+	}
+	if (sysfs_read(ctx->sys, hs.host_port_name, sizeof(hs.host_port_name),
+		       "/sys/class/fc_host/host%u/port_name", host) < 0)
+		hs.host_port_name[0] = '\0';
 	r = topology_read(ctx->sys, host, &rep->transport, &listed, &nlisted);
 	if (r < 0)
 		return r;
+	hs.listed = listed;
+	hs.nlisted = nlisted;
 	r = sysfs_devices(ctx->sys, (int)host, &before, &nbefore);
 	if (r < 0)
 		goto out;
@@ -1141,6 +1448,7 @@ void scan_report_free(struct scan_report *rep)
 
 		for (size_t k = 0; k < h->ntargets; k++) {
 			quirk_match_clear(&h->targets[k].match);
+			lunmask_set_clear(&h->targets[k].mask);
 			free(h->targets[k].luns);
 			free(h->targets[k].reported);
 			free(h->targets[k].kernel_luns);

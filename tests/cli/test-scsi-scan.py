@@ -736,6 +736,174 @@ class Hostile(ScanTest):
         self.assertEqual(j[0]["model"], "D isk")
 
 
+class Lunmask(ScanTest):
+    """lunmask entries: the only LUNs to attach, LUNs never to attach, by
+    stable address; a refused LUN is never written to the scan file."""
+
+    def policy(self, text):
+        d = tempfile.mkdtemp(prefix="scsi-scan-policy-")
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "50-mask.conf"), "w") as f:
+            f.write(text)
+        return d
+
+    def scans(self, t):
+        return [c for c in t.commands() if c.startswith("scan ")]
+
+    TARGETS = ("host 0 max_id 2 max_lun 49410\n" +
+               "".join(f"lu 0:0:0:{n} version 5\n" for n in range(8)) +
+               "lu 0:0:1:0 version 5\nlu 0:0:1:1 version 5\n")
+
+    def test_allow_list_by_driver_channel_id(self):
+        etc = self.policy('lunmask "vm" {\n\tdriver = "fake"\n\tchannel = 0\n\tid = 0\n'
+                          '\tluns = { 0, 3 }\n}\n')
+        t = self.tree(self.TARGETS)
+        r = t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:3", "0:0:1:0", "0:0:1:1"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[1], "skipped")
+        self.assertIn("not in the luns of lunmask 'vm' (" + etc + "/50-mask.conf:1)",
+                      tgt["luns"][1]["reason"])
+        self.assertEqual([m["line"] for m in tgt["lunmask"]], [1])
+        for n in (1, 2, 4, 5, 6, 7):
+            self.assertNotIn(f"scan host0 0 0 {n}", self.scans(t))
+        p = t.run("explain", "0:0:0", quirks=(QUIRKS, etc), rc=0)
+        self.assertIn(f"lunmask: 'vm' ({etc}/50-mask.conf:1)", p.stdout)
+
+    def test_lun0_excluded_is_reached_through_the_wlun(self):
+        etc = self.policy('lunmask "no lun 0" {\n\tdriver = "fake"\n\tid = 0\n'
+                          '\texclude_luns = { 0, 5-6 }\n}\n')
+        t = self.tree(self.TARGETS)
+        r = t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:1", "0:0:0:2", "0:0:0:3", "0:0:0:4", "0:0:0:7",
+                                       "0:0:1:0", "0:0:1:1"])
+        self.assertNotIn("scan host0 0 0 0", self.scans(t))
+        self.assertIn("scan host0 0 0 49409", self.scans(t))
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[5], "skipped")
+        self.assertIn("well-known LUN", tgt["reached"])
+
+    def test_lun0_excluded_without_wlun_goes_through_a_named_lun(self):
+        etc = self.policy('lunmask "two" {\n\tdriver = "fake"\n\tid = 0\n'
+                          '\tluns = { 2, 5 }\n}\n')
+        t = self.tree(self.TARGETS.replace("max_lun 49410", "max_lun 49410 wlun refused"))
+        r = t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:2", "0:0:0:5", "0:0:1:0", "0:0:1:1"])
+        target0 = [c for c in self.scans(t) if c.startswith("scan host0 0 0 ")]
+        self.assertEqual(target0, ["scan host0 0 0 49409", "scan host0 0 0 2",
+                                   "scan host0 0 0 5"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertIn("reached through LUN 2, which the policy names", tgt["reached"])
+        self.assertEqual(luns[2], "attached")
+        self.assertEqual(luns[0], "skipped")
+
+    def test_nothing_unless_named(self):
+        etc = self.policy('lunmask "host default" {\n\tdriver = "fake"\n\tluns = {}\n}\n'
+                          'lunmask "the one" {\n\tdriver = "fake"\n\tid = 1\n'
+                          '\tluns = { 1 }\n}\n')
+        t = self.tree(self.TARGETS.replace("max_lun 49410", "max_lun 49410 wlun refused"))
+        t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:1:1"])
+        self.assertEqual([c for c in self.scans(t) if " 0 0 " in c], [])
+
+    def test_iscsi_by_target_name(self):
+        etc = self.policy('lunmask "t1" {\n'
+                          '\tiscsi_target = "iqn.2003-01.org.linux-iscsi:T1"\n'
+                          '\tluns = { 0, 5 }\n}\n'
+                          'lunmask "t2" {\n\tiscsi_target = "iqn.2003-01.org.linux-iscsi:t2"\n'
+                          '\texclude_luns = { 4 }\n}\n')
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536\n"
+                      "host 1 transport iscsi wlun refused max_lun 65536\n"
+                      "lu 0:0:0:0\nlu 0:0:0:2\nlu 0:0:0:5\n"
+                      "lu 1:0:0:0 pq 3\nlu 1:0:0:1\nlu 1:0:0:4\n", hosts=(0, 1))
+        t.iscsi_session(0, 1, 0, "iqn.2003-01.org.linux-iscsi:t1")
+        t.iscsi_session(1, 2, 0, "iqn.2003-01.org.linux-iscsi:t2")
+        r = t.json(quirks=(QUIRKS, etc), rc=1, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:5"])
+        # The kernel's own scan of t2 would have attached LUN 4 as well
+        self.assertNotIn("scan host1 0 0 -", t.commands())
+        _, tgt = self.lun_outcomes(r, "1:0:0")
+        self.assertTrue(tgt["failed"])
+        self.assertIn("would attach LUNs the lunmask policy refuses", tgt["error"])
+
+    def test_fc_by_port_name(self):
+        etc = self.policy('lunmask "array" {\n\tport_name = "50:06:0e:80:10:00:00:00"\n'
+                          '\tluns = { 3 }\n}\n')
+        t = self.tree("host 0 transport fc max_lun 65536\n"
+                      "lu 0:0:0:0\nlu 0:0:0:1\nlu 0:0:2:0\nlu 0:0:2:3\n")
+        t.fc_rport(0, 0, 1, 0)
+        t.fc_rport(0, 0, 3, 2, wwpn="0x50060e8010000000")
+        t.json(quirks=(QUIRKS, etc), rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:2:3"])
+        self.assertNotIn("scan host0 0 2 0", self.scans(t))
+
+    def test_sas_by_address(self):
+        etc = self.policy('lunmask "shelf" {\n\tsas_address = "0x5000c50000000001"\n'
+                          '\texclude_luns = { 1 }\n}\n')
+        t = self.tree("host 0 transport sas max_lun 65536\nlu 0:0:0:0\nlu 0:0:0:1\n"
+                      "lu 0:0:1:0\nlu 0:0:1:1\n")
+        t.sas_end_device(0, 0, 0)
+        t.sas_end_device(0, 1, 1)
+        t.json(quirks=(QUIRKS, etc), rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0"])
+
+    def test_by_lun0_identity(self):
+        etc = self.policy('lunmask "by wwid" {\n\twwid = "naa.600140500000001"\n'
+                          '\tluns = { 0-1 }\n}\n')
+        t = self.tree(self.TARGETS.replace("lu 0:0:0:0 version 5",
+                                           "lu 0:0:0:0 version 5 wwid naa.600140500000001"))
+        t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1"])
+
+    def test_by_lun0_serial(self):
+        etc = self.policy('lunmask "by serial" {\n\tserial = "SN-0042"\n'
+                          '\texclude_luns = { 2-7 }\n}\n')
+        t = self.tree(self.TARGETS.replace("lu 0:0:1:0 version 5",
+                                           "lu 0:0:1:0 version 5 serial SN-0042"))
+        t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(len(t.devices()), 10)
+        with open(t.script, "a") as f:
+            f.write("".join(f"lu 0:0:1:{n} version 5\n" for n in range(2, 5)))
+        t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(len(t.devices()), 10)
+
+    def test_a_selected_lun_the_policy_refuses(self):
+        etc = self.policy('lunmask "no 3" {\n\tdriver = "fake"\n\texclude_luns = { 3 }\n}\n')
+        t = self.tree(self.TARGETS)
+        r = t.json("0:0:0:3", quirks=(QUIRKS, etc), rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {3: "skipped"})
+        self.assertNotIn("scan host0 0 0 3", self.scans(t))
+
+    def test_dry_run_shows_what_a_policy_change_does(self):
+        t = self.tree(self.TARGETS)
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 10)
+        etc = self.policy('lunmask "fewer" {\n\tdriver = "fake"\n\tid = 0\n'
+                          '\tluns = { 0-1 }\n}\n')
+        r = t.json("--dry-run", quirks=(QUIRKS, etc), rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[5], "present")
+        self.assertIn("left alone (--remove detaches it)", tgt["luns"][5]["reason"])
+        r = t.json("--dry-run", "--remove", quirks=(QUIRKS, etc), rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual([luns[n] for n in range(8)], ["present", "present"] +
+                         ["would-remove"] * 6)
+        self.assertEqual(len(t.devices()), 10)
+        t.run("--remove", quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1"])
+
+    def test_an_excluded_lun_in_use_is_kept(self):
+        t = self.tree(self.TARGETS.replace("lu 0:0:0:4 version 5",
+                                           "lu 0:0:0:4 version 5 mounted /srv"))
+        t.run(rc=0)
+        etc = self.policy('lunmask "no 4" {\n\tdriver = "fake"\n\texclude_luns = { 4 }\n}\n')
+        r = t.json("--remove", quirks=(QUIRKS, etc), rc=1)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[4], "in-use")
+        self.assertIn("mounted on /srv", tgt["luns"][4]["reason"])
+
+
 class ListExplain(ScanTest):
     def test_list(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"

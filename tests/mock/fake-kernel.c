@@ -9,6 +9,7 @@
  *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
  *        [wlun refused] [delay_ms N]
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
+ *      [wwid S] [serial S]   (the wwid and vpd_pg80 attributes)
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
@@ -60,6 +61,7 @@ struct lu {
 	uint64_t l;
 	int pdt, version, pq;
 	char vendor[9], model[17], rev[5];
+	char wwid[64], serial[32];
 	char mounted[64];
 	bool inquiry_fails;
 };
@@ -233,6 +235,10 @@ static void load(void)
 					snprintf(u->rev, sizeof(u->rev), "%s", v);
 				else if (strcmp(k, "mounted") == 0)
 					snprintf(u->mounted, sizeof(u->mounted), "%s", v);
+				else if (strcmp(k, "wwid") == 0)
+					snprintf(u->wwid, sizeof(u->wwid), "%s", v);
+				else if (strcmp(k, "serial") == 0)
+					snprintf(u->serial, sizeof(u->serial), "%s", v);
 				else
 					die("lu: unknown key %s", k);
 			}
@@ -391,6 +397,16 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	put_file(dir, "blacklist", "", 0);
 	put_file(dir, "delete", "", 0);
 	put_file(dir, "inquiry", inq, 96);
+	if (u->wwid[0]) {
+		snprintf(text, sizeof(text), "%s\n", u->wwid);
+		put_file(dir, "wwid", text, strlen(text));
+	}
+	if (u->serial[0]) {
+		uint8_t pg[4 + sizeof(u->serial)] = { inq[0], 0x80, 0, (uint8_t)strlen(u->serial) };
+
+		memcpy(pg + 4, u->serial, strlen(u->serial));
+		put_file(dir, "vpd_pg80", pg, 4 + strlen(u->serial));
+	}
 	snprintf(sub, sizeof(sub), "%s/scsi_generic", dir);
 	mkdir(sub, 0755);
 	snprintf(sg, sizeof(sg), "sg%d", n);
