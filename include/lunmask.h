@@ -82,6 +82,8 @@ struct lunmask_entry {
  * @host_port_name: the host's fc_host port_name, as sysfs gives it
  * @channel: the channel
  * @id: the target id
+ * @hctl_unknown: @channel and @id are not known (a query by address only):
+ *	entries that give either do not apply
  * @port_name: the FC remote port's port_name, as sysfs gives it
  * @sas_address: the SAS end device's sas_address
  * @iscsi_target: the iSCSI session's targetname
@@ -95,6 +97,7 @@ struct lunmask_target {
 	const char *host_port_name;
 	unsigned int channel;
 	unsigned int id;
+	bool hctl_unknown;
 	const char *port_name;
 	const char *sas_address;
 	const char *iscsi_target;

@@ -12,6 +12,7 @@
 
 #include "blist.h"
 #include "inquiry.h"
+#include "lunmask.h"
 #include "output.h"
 #include "quirks.h"
 
@@ -29,7 +30,14 @@ struct options {
 	bool json;
 	bool dev_flags;
 	bool modprobe;
+	bool cmdline;
 	bool quiet;
+	bool has_target;
+	struct lunmask_target target;
+	bool channel_given;
+	bool id_given;
+	bool has_lun;
+	uint64_t lun;
 };
 
 static void usage(FILE *f)
@@ -44,10 +52,19 @@ static void usage(FILE *f)
 	      "  query --vendor V --model M [--revision R] [--type N]\n"
 	      "                              the merged settings for one device and the\n"
 	      "                              entries that gave them\n"
+	      "  query ADDRESS... [--lun L]  the lunmask entries for a target and the LUNs\n"
+	      "                              they allow; ADDRESS is any of --driver NAME,\n"
+	      "                              --channel C, --id T, --port-name WWPN,\n"
+	      "                              --host-port-name WWPN, --sas-address A,\n"
+	      "                              --iscsi-target IQN, --iscsi-tpgt N,\n"
+	      "                              --wwid ID, --serial S (LUN 0's identity)\n"
 	      "  list                        every entry of the merged database, in order\n"
 	      "  export --dev-flags          the scsi_mod.dev_flags value the kernel needs\n"
 	      "  export --modprobe           the same as a modprobe.d options line\n"
 	      "  import --dev-flags STRING   turn a dev_flags value into quirks.d text\n"
+	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= values of a kernel\n"
+	      "                              command line (default /proc/cmdline) into\n"
+	      "                              lunmask entries that attach nothing else\n"
 	      "\n"
 	      "Options:\n"
 	      "  --quirks-dir DIR            use DIR instead of the search path (repeatable,\n"
@@ -188,7 +205,183 @@ static int clean_arg(const char *what, const char *in, size_t width, char *out)
 	return 0;
 }
 
-static int cmd_query(const struct options *o)
+static void ranges_text(const struct lun_range *r, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		int k = r[i].first == r[i].last ?
+				snprintf(buf + used, len - used, "%s%llu", i ? ", " : "",
+					 (unsigned long long)r[i].first) :
+				snprintf(buf + used, len - used, "%s%llu-%llu", i ? ", " : "",
+					 (unsigned long long)r[i].first,
+					 (unsigned long long)r[i].last);
+
+		used += k > 0 ? (size_t)k : 0;
+	}
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+static json_object *ranges_json(const struct lun_range *r, size_t n)
+{
+	json_object *a = json_object_new_array();
+	char text[64];
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].first == r[i].last)
+			snprintf(text, sizeof(text), "%llu", (unsigned long long)r[i].first);
+		else
+			snprintf(text, sizeof(text), "%llu-%llu", (unsigned long long)r[i].first,
+				 (unsigned long long)r[i].last);
+		json_object_array_add(a, json_object_new_string(text));
+	}
+	return a;
+}
+
+/* What a lunmask entry matches, e.g. "port_name 500507680b215660, id 3". */
+static void mask_match_text(const struct lunmask_entry *e, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+#define ADD(...)                                                                             \
+	do {                                                                                 \
+		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                      \
+		if (n_ > 0 && (size_t)n_ < len - used)                                       \
+			used += n_;                                                          \
+	} while (0)
+	if (e->driver)
+		ADD("driver %s", e->driver);
+	if (e->host_port_name)
+		ADD("%shost_port_name %s", used ? ", " : "", e->host_port_name);
+	if (e->port_name)
+		ADD("%sport_name %s", used ? ", " : "", e->port_name);
+	if (e->sas_address)
+		ADD("%ssas_address %s", used ? ", " : "", e->sas_address);
+	if (e->iscsi_target)
+		ADD("%siscsi_target %s", used ? ", " : "", e->iscsi_target);
+	if (e->iscsi_tpgt >= 0)
+		ADD("%siscsi_tpgt %ld", used ? ", " : "", e->iscsi_tpgt);
+	if (e->channel >= 0)
+		ADD("%schannel %ld", used ? ", " : "", e->channel);
+	if (e->id >= 0)
+		ADD("%sid %ld", used ? ", " : "", e->id);
+	if (e->wwid)
+		ADD("%swwid %s", used ? ", " : "", e->wwid);
+	if (e->serial)
+		ADD("%sserial %s", used ? ", " : "", e->serial);
+	if (!used)
+		ADD("every target");
+#undef ADD
+}
+
+static void mask_effect_text(const struct lunmask_entry *e, char *buf, size_t len)
+{
+	char a[512] = "", x[512] = "";
+
+	if (e->has_luns)
+		ranges_text(e->luns, e->nluns, a, sizeof(a));
+	if (e->nexclude)
+		ranges_text(e->exclude, e->nexclude, x, sizeof(x));
+	snprintf(buf, len, "%s%s%s%s%s", e->has_luns ? "luns = " : "", a,
+		 e->has_luns && e->nexclude ? "; " : "", e->nexclude ? "exclude_luns = " : "", x);
+}
+
+static json_object *mask_json(const struct lunmask_entry *e)
+{
+	json_object *o = json_object_new_object();
+
+#define STR(k, v) json_object_object_add(o, k, (v) ? output_json_string(v) : NULL)
+#define NUM(k, v) json_object_object_add(o, k, (v) >= 0 ? json_object_new_int64(v) : NULL)
+	STR("file", e->file);
+	json_object_object_add(o, "line", json_object_new_int((int)e->line));
+	STR("title", e->title);
+	STR("driver", e->driver);
+	STR("host_port_name", e->host_port_name);
+	STR("port_name", e->port_name);
+	STR("sas_address", e->sas_address);
+	STR("iscsi_target", e->iscsi_target);
+	NUM("iscsi_tpgt", e->iscsi_tpgt);
+	NUM("channel", e->channel);
+	NUM("id", e->id);
+	STR("wwid", e->wwid);
+	STR("serial", e->serial);
+	json_object_object_add(o, "luns", e->has_luns ? ranges_json(e->luns, e->nluns) : NULL);
+	json_object_object_add(o, "exclude_luns", ranges_json(e->exclude, e->nexclude));
+	STR("reason", e->reason);
+#undef STR
+#undef NUM
+	return o;
+}
+
+static int cmd_query_target(struct options *o)
+{
+	const struct lunmask_entry *masks;
+	struct lunmask_verdict v = { 0 };
+	struct lunmask_set set = { 0 };
+	struct quirk_db *db;
+	char text[1024], effect[1024];
+	size_t n;
+	int r;
+
+	o->target.hctl_unknown = !o->channel_given;
+	db = load_for_answer(o);
+	if (!db)
+		return EXIT_FAILURE;
+	masks = quirk_db_lunmasks(db, &n);
+	r = lunmask_select(masks, n, &o->target, &set);
+	if (r < 0) {
+		quirk_db_free(db);
+		return EXIT_FAILURE;
+	}
+	if (o->has_lun) {
+		lunmask_decide(&set, o->lun, &v);
+		lunmask_describe(&v, o->lun, text, sizeof(text));
+	}
+	if (o->json) {
+		json_object *j = json_object_new_object(), *a = json_object_new_array();
+
+		for (size_t i = 0; i < set.count; i++)
+			json_object_array_add(a, mask_json(set.items[i]));
+		json_object_object_add(j, "lunmask", a);
+		json_object_object_add(j, "restricts",
+				       json_object_new_boolean(lunmask_restricts(&set)));
+		if (o->has_lun) {
+			json_object *l = json_object_new_object();
+
+			json_object_object_add(l, "lun", json_object_new_uint64(o->lun));
+			json_object_object_add(l, "allowed", json_object_new_boolean(v.allowed));
+			json_object_object_add(l, "rule",
+					       json_object_new_string(lunmask_rule_name(v.rule)));
+			json_object_object_add(l, "reason", output_json_string(text));
+			json_object_object_add(j, "decision", l);
+		}
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		printf("lunmask:%s\n", set.count ? "" : " no entry applies to this target");
+		for (size_t i = 0; i < set.count; i++) {
+			mask_match_text(set.items[i], text + 512, 512);
+			mask_effect_text(set.items[i], effect, sizeof(effect));
+			printf("  %s:%u  %s  (%s)  %s\n", set.items[i]->file, set.items[i]->line,
+			       set.items[i]->title, text + 512, effect);
+		}
+		if (o->has_lun)
+			printf("LUN %llu: %s: %s\n", (unsigned long long)o->lun,
+			       v.allowed ? "allowed" : "refused", text);
+		else
+			printf("order: exclude_luns first, then the union of the luns lists; quirks "
+			       "apply to what is allowed\n");
+	}
+	lunmask_set_clear(&set);
+	quirk_db_free(db);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_query(struct options *o)
 {
 	char vendor[QUIRK_VENDOR_LEN + 1], model[QUIRK_MODEL_LEN + 1], rev[QUIRK_REVISION_LEN + 1];
 	struct quirk_device dev = { .vendor = vendor, .model = model, .type = o->type };
@@ -197,8 +390,16 @@ static int cmd_query(const struct options *o)
 	char f[512];
 	int r;
 
+	if (o->has_target && !o->vendor && !o->model) {
+		if (o->channel_given != o->id_given) {
+			fputs("scsi-quirks: --channel and --id go together\n", stderr);
+			return EXIT_USAGE;
+		}
+		return cmd_query_target(o);
+	}
 	if (!o->vendor || !o->model) {
-		fputs("scsi-quirks: query needs --vendor and --model\n", stderr);
+		fputs("scsi-quirks: query needs --vendor and --model, or a target's address\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
 	if (clean_arg("vendor", o->vendor, QUIRK_VENDOR_LEN, vendor) < 0 ||
@@ -263,7 +464,9 @@ static int cmd_query(const struct options *o)
 static int cmd_list(const struct options *o)
 {
 	struct quirk_db *db = load_for_answer(o);
+	const struct lunmask_entry *masks;
 	json_object *arr = NULL;
+	size_t nmasks;
 	char f[512];
 
 	if (!db)
@@ -285,6 +488,22 @@ static int cmd_list(const struct options *o)
 			printf("\ttype %d", e->type);
 		printf("\t%s\n", f);
 	}
+	masks = quirk_db_lunmasks(db, &nmasks);
+	for (size_t i = 0; i < nmasks; i++) {
+		char match[512];
+
+		if (arr) {
+			json_object *m = mask_json(&masks[i]);
+
+			json_object_object_add(m, "kind", json_object_new_string("lunmask"));
+			json_object_array_add(arr, m);
+			continue;
+		}
+		mask_match_text(&masks[i], match, sizeof(match));
+		mask_effect_text(&masks[i], f, sizeof(f));
+		printf("%s:%u\t%s\tlunmask (%s)\t%s\n", masks[i].file, masks[i].line, masks[i].title,
+		       match, f);
+	}
 	if (arr) {
 		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -298,7 +517,8 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 {
 	struct quirk_diags diags = { 0 };
 	struct quirk_db *db = quirk_db_new();
-	size_t errors, warnings, entries;
+	size_t errors, warnings, entries, masks;
+	char lunmask_note[48];
 	int r = 0;
 
 	if (!db)
@@ -337,6 +557,8 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 	errors = quirk_diags_count(&diags, QUIRK_ERROR);
 	warnings = quirk_diags_count(&diags, QUIRK_WARNING);
 	entries = quirk_db_count(db);
+	quirk_db_lunmasks(db, &masks);
+	snprintf(lunmask_note, sizeof(lunmask_note), " (and %zu lunmask)", masks);
 	if (o->json) {
 		json_object *j = json_object_new_object(), *a = json_object_new_array();
 
@@ -356,6 +578,7 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 			json_object_array_add(a, d);
 		}
 		json_object_object_add(j, "entries", json_object_new_int64(entries));
+		json_object_object_add(j, "lunmask_entries", json_object_new_int64(masks));
 		json_object_object_add(j, "errors", json_object_new_int64(errors));
 		json_object_object_add(j, "warnings", json_object_new_int64(warnings));
 		json_object_object_add(j, "diagnostics", a);
@@ -365,8 +588,8 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 	} else {
 		print_diags(&diags, o->quiet);
 		if (!o->quiet)
-			printf("%zu entries loaded, %zu errors, %zu warnings\n", entries, errors,
-			       warnings);
+			printf("%zu entries loaded%s, %zu errors, %zu warnings\n", entries,
+			       masks ? lunmask_note : "", errors, warnings);
 	}
 	quirk_diags_clear(&diags);
 	quirk_db_free(db);
@@ -451,6 +674,54 @@ static void trim(char *s)
 	s[end - start] = '\0';
 }
 
+/* import --cmdline: what the boot scripts write under /run for scsi-scan. */
+static int import_cmdline(char **args, int nargs)
+{
+	const char *error = NULL, *bad = NULL;
+	char buf[4096], *text = NULL;
+	const char *cmdline;
+	int r;
+
+	if (nargs > 1) {
+		fputs("scsi-quirks: usage: import --cmdline [STRING]\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (nargs == 1) {
+		cmdline = args[0];
+	} else {
+		FILE *f = fopen("/proc/cmdline", "re");
+		size_t n;
+
+		if (!f) {
+			fprintf(stderr, "scsi-quirks: /proc/cmdline: %s\n", strerror(errno));
+			return EXIT_FAILURE;
+		}
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		cmdline = buf;
+	}
+	r = lunmask_cmdline_config(cmdline, &text, &error, &bad);
+	if (r == -EINVAL) {
+		const char *end = bad + strcspn(bad, " \t\n");
+
+		fprintf(stderr, "scsi-quirks: scsi_scan.lunmask=%.*s: %s\n", (int)(end - bad), bad,
+			error);
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	if (!text) {
+		fputs("scsi-quirks: no scsi_scan.lunmask= on the command line\n", stderr);
+		return EXIT_FAILURE;
+	}
+	fputs(text, stdout);
+	free(text);
+	return EXIT_SUCCESS;
+}
+
 static int cmd_import(const struct options *o, char **args, int nargs)
 {
 	struct quirk_dev_flag *items = NULL;
@@ -459,8 +730,12 @@ static int cmd_import(const struct options *o, char **args, int nargs)
 	const struct blist_flag *t = blist_flag_table(&n);
 	int r;
 
+	if (o->cmdline)
+		return import_cmdline(args, nargs);
 	if (!o->dev_flags || nargs != 1) {
-		fputs("scsi-quirks: usage: import --dev-flags STRING\n", stderr);
+		fputs("scsi-quirks: usage: import --dev-flags STRING, or import --cmdline "
+		      "[STRING]\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
 	r = quirk_dev_flags_parse(args[0], &items, &count, &err);
@@ -498,7 +773,9 @@ static int cmd_import(const struct options *o, char **args, int nargs)
 int main(int argc, char **argv)
 {
 	enum { OPT_QUIRKS_DIR = 256, OPT_ROOT, OPT_VENDOR, OPT_MODEL, OPT_REVISION, OPT_TYPE,
-	       OPT_JSON, OPT_DEV_FLAGS, OPT_MODPROBE, OPT_VERSION };
+	       OPT_JSON, OPT_DEV_FLAGS, OPT_MODPROBE, OPT_CMDLINE, OPT_VERSION, OPT_DRIVER,
+	       OPT_CHANNEL, OPT_ID, OPT_PORT_NAME, OPT_HOST_PORT_NAME, OPT_SAS_ADDRESS,
+	       OPT_ISCSI_TARGET, OPT_ISCSI_TPGT, OPT_WWID, OPT_SERIAL, OPT_LUN };
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -509,12 +786,24 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "dev-flags", no_argument, NULL, OPT_DEV_FLAGS },
 		{ "modprobe", no_argument, NULL, OPT_MODPROBE },
+		{ "cmdline", no_argument, NULL, OPT_CMDLINE },
+		{ "driver", required_argument, NULL, OPT_DRIVER },
+		{ "channel", required_argument, NULL, OPT_CHANNEL },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "port-name", required_argument, NULL, OPT_PORT_NAME },
+		{ "host-port-name", required_argument, NULL, OPT_HOST_PORT_NAME },
+		{ "sas-address", required_argument, NULL, OPT_SAS_ADDRESS },
+		{ "iscsi-target", required_argument, NULL, OPT_ISCSI_TARGET },
+		{ "iscsi-tpgt", required_argument, NULL, OPT_ISCSI_TPGT },
+		{ "wwid", required_argument, NULL, OPT_WWID },
+		{ "serial", required_argument, NULL, OPT_SERIAL },
+		{ "lun", required_argument, NULL, OPT_LUN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	struct options o = { .type = -1 };
+	struct options o = { .type = -1, .target = { .iscsi_tpgt = -1 } };
 	const char *cmd;
 	int c, r, ret;
 
@@ -570,6 +859,59 @@ int main(int argc, char **argv)
 		case OPT_MODPROBE:
 			o.modprobe = true;
 			break;
+		case OPT_CMDLINE:
+			o.cmdline = true;
+			break;
+		case OPT_DRIVER:
+		case OPT_PORT_NAME:
+		case OPT_HOST_PORT_NAME:
+		case OPT_SAS_ADDRESS:
+		case OPT_ISCSI_TARGET:
+		case OPT_WWID:
+		case OPT_SERIAL:
+			o.has_target = true;
+			*(c == OPT_DRIVER	  ? &o.target.driver :
+			  c == OPT_PORT_NAME	  ? &o.target.port_name :
+			  c == OPT_HOST_PORT_NAME ? &o.target.host_port_name :
+			  c == OPT_SAS_ADDRESS	  ? &o.target.sas_address :
+			  c == OPT_ISCSI_TARGET	  ? &o.target.iscsi_target :
+			  c == OPT_WWID		  ? &o.target.wwid :
+						    &o.target.serial) = optarg;
+			break;
+		case OPT_CHANNEL:
+		case OPT_ID:
+		case OPT_ISCSI_TPGT:
+		case OPT_LUN: {
+			struct lun_range lr;
+
+			if (lun_range_parse(optarg, &lr) < 0 || lr.first != lr.last ||
+			    (c != OPT_LUN && lr.first > 0xffffffffu)) {
+				fprintf(stderr, "scsi-quirks: --%s takes a number, not '%s'\n",
+					c == OPT_CHANNEL ? "channel" :
+					c == OPT_ID	 ? "id" :
+					c == OPT_LUN	 ? "lun" :
+							   "iscsi-tpgt",
+					optarg);
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			if (c == OPT_LUN) {
+				o.has_lun = true;
+				o.lun = lr.first;
+				break;
+			}
+			o.has_target = true;
+			if (c == OPT_CHANNEL) {
+				o.target.channel = (unsigned int)lr.first;
+				o.channel_given = true;
+			} else if (c == OPT_ID) {
+				o.target.id = (unsigned int)lr.first;
+				o.id_given = true;
+			}
+			else
+				o.target.iscsi_tpgt = (long)lr.first;
+			break;
+		}
 		case 'q':
 			o.quiet = true;
 			break;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "luns.h"
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 	      "  -v, --verbose          one line per LUN\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path\n"
 	      "                         (repeatable, lowest precedence first)\n"
+	      "      --quirks-file FILE also load FILE, after the directories (repeatable);\n"
+	      "                         the boot scripts pass scsi_scan.lunmask= this way\n"
 	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path\n"
 	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout, 1-3600, one value\n"
 	      "                         for both (default 20 and 30)\n"
@@ -77,6 +80,8 @@ struct options {
 	bool verbose;
 	const char **dirs;
 	size_t ndirs;
+	const char **files;
+	size_t nfiles;
 	const char *sysroot;
 	struct scan_options scan;
 };
@@ -98,26 +103,41 @@ static int parse_bound(const char *s, unsigned int *ret)
 static struct quirk_db *load_quirks(const struct options *o)
 {
 	struct quirk_diags diags = { 0 };
-	struct quirk_db *db = NULL;
+	struct quirk_db *db = quirk_db_new();
 	char **path = NULL;
 	size_t n = 0;
-	int r;
+	int r = -ENOMEM;
 
+	if (!db)
+		goto out;
 	if (o->ndirs) {
-		r = quirk_db_load(o->dirs, o->ndirs, &diags, &db);
+		r = quirk_db_add_dirs(db, o->dirs, o->ndirs, &diags);
 	} else {
 		r = quirk_search_path(NULL, &path, &n);
 		if (r == 0)
-			r = quirk_db_load((const char *const *)path, n, &diags, &db);
+			r = quirk_db_add_dirs(db, (const char *const *)path, n, &diags);
 		quirk_search_path_free(path);
 	}
+	/* Files named on the command line come last: a broken one is
+	 * reported and skipped, as a broken file of a directory is. */
+	for (size_t i = 0; r == 0 && i < o->nfiles; i++) {
+		r = quirk_db_add_file(db, o->files[i], &diags);
+		if (r != -ENOMEM)
+			r = 0;
+	}
+	if (r == 0)
+		r = quirk_db_finalize(db, &diags);
+out:
 	for (size_t i = 0; i < diags.count; i++)
 		if (diags.items[i].severity == QUIRK_ERROR)
 			fprintf(stderr, "scsi-scan: quirks: %s:%u: %s (file skipped)\n",
 				diags.items[i].file, diags.items[i].line, diags.items[i].message);
 	quirk_diags_clear(&diags);
-	if (r < 0)
+	if (r < 0) {
 		fprintf(stderr, "scsi-scan: cannot load the quirk database: %s\n", strerror(-r));
+		quirk_db_free(db);
+		return NULL;
+	}
 	return db;
 }
 
@@ -274,7 +294,7 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 int main(int argc, char **argv)
 {
-	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_TIMEOUT,
+	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
 	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_TIME_LIMIT, OPT_WAIT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -283,6 +303,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
+		{ "quirks-file", required_argument, NULL, OPT_QUIRKS_FILE },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "host-timeout", required_argument, NULL, OPT_HOST_TIMEOUT },
@@ -344,6 +365,25 @@ int main(int argc, char **argv)
 				fprintf(stderr, "scsi-scan: --quirks-dir %s: %s\n", optarg,
 					strerror(-r));
 				free(o.dirs);
+				return EXIT_FAILURE;
+			}
+			break;
+		}
+		case OPT_QUIRKS_FILE: {
+			const char **f = realloc(o.files, (o.nfiles + 1) * sizeof(*f));
+			struct stat st;
+			int e;
+
+			if (!f)
+				return EXIT_FAILURE;
+			o.files = f;
+			o.files[o.nfiles++] = optarg;
+			e = stat(optarg, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+			if (e) {
+				fprintf(stderr, "scsi-scan: --quirks-file %s: %s\n", optarg,
+					e == EINVAL ? "not a regular file" : strerror(e));
+				free(o.dirs);
+				free(o.files);
 				return EXIT_FAILURE;
 			}
 			break;
@@ -446,5 +486,6 @@ out:
 	quirk_db_free(db);
 	sysfs_free(sys);
 	free(o.dirs);
+	free(o.files);
 	return ret;
 }

@@ -103,6 +103,8 @@ bool lunmask_entry_applies(const struct lunmask_entry *e, const struct lunmask_t
 		return false;
 	if (e->iscsi_tpgt >= 0 && e->iscsi_tpgt != t->iscsi_tpgt)
 		return false;
+	if (t->hctl_unknown && (e->channel >= 0 || e->id >= 0))
+		return false;
 	if ((e->channel >= 0 && (unsigned long)e->channel != t->channel) ||
 	    (e->id >= 0 && (unsigned long)e->id != t->id))
 		return false;

@@ -247,6 +247,68 @@ class ListExportImport(unittest.TestCase):
         text = run("import", "--dev-flags", "ACME:Disk:0x240", check_rc=0).stdout
         self.assertIn('flags = {"sparselun", "largelun"}', text)
 
+class Lunmask(unittest.TestCase):
+    POLICY = ('lunmask "array-a" {\n\tport_name = "50:05:07:68:0B:21:56:60"\n'
+              '\tluns = { 0, 12, 20-29 }\n}\n'
+              'lunmask "vm" {\n\tdriver = "virtio_scsi"\n\tchannel = 0\n\tid = 1\n'
+              '\texclude_luns = { 255 }\n}\n')
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        write(os.path.join(self.dir.name, "50-mask.conf"), self.POLICY)
+
+    def q(self, *args, rc=0):
+        return run("--quirks-dir", self.dir.name, *args, check_rc=rc)
+
+    def test_check_counts_and_errors(self):
+        p = self.q("check")
+        self.assertIn("(and 2 lunmask)", p.stdout)
+        write(os.path.join(self.dir.name, "60-bad.conf"),
+              'lunmask "x" {\n\tport_name = "0x12"\n\tluns = { 1-0 }\n}\n'
+              'lunmask "y" {\n\tsas_address = "zz"\n\tluns = { 0 }\n}\n')
+        p = self.q("check", rc=1)
+        path = os.path.join(self.dir.name, "60-bad.conf")
+        for where, what in ((2, "port_name '0x12' is not a 64-bit"), (3, "'1-0' in 'luns'"),
+                            (6, "sas_address 'zz'")):
+            self.assertIn(f"{path}:{where}: error: {what}", p.stderr)
+
+    def test_query_by_address(self):
+        p = self.q("query", "--port-name", "0x500507680b215660", "--lun", "13")
+        self.assertIn("50-mask.conf:1  array-a", p.stdout)
+        self.assertIn("LUN 13: refused: not in the luns of lunmask 'array-a'", p.stdout)
+        j = json.loads(self.q("query", "--json", "--driver", "virtio_scsi", "--channel", "0",
+                              "--id", "1", "--lun", "255").stdout)
+        self.assertEqual([e["title"] for e in j["lunmask"]], ["vm"])
+        self.assertEqual(j["decision"]["rule"], "excluded")
+        self.assertFalse(j["decision"]["allowed"])
+        # Without a channel and id, the entry that names them does not apply
+        j = json.loads(self.q("query", "--json", "--driver", "virtio_scsi").stdout)
+        self.assertEqual(j["lunmask"], [])
+        self.q("query", "--driver", "x", "--id", "1", rc=2)
+
+    def test_list(self):
+        p = self.q("list")
+        self.assertIn("array-a\tlunmask (port_name 500507680b215660)\tluns = 0, 12, 20-29",
+                      p.stdout)
+        j = json.loads(self.q("list", "--json").stdout)
+        self.assertEqual([e.get("kind") for e in j], ["lunmask", "lunmask"])
+
+    def test_import_cmdline(self):
+        p = run("import", "--cmdline",
+                "ro scsi_scan.lunmask=iscsi,iqn.2003-01.org.linux-iscsi.x:root,0+3 quiet",
+                check_rc=0)
+        self.assertIn('iscsi_target = "iqn.2003-01.org.linux-iscsi.x:root"', p.stdout)
+        self.assertIn("nothing else", p.stdout)
+        path = os.path.join(self.dir.name, "00-cmdline.conf")
+        write(path, p.stdout)
+        c = run("check", path, check_rc=0)
+        self.assertIn("0 errors, 0 warnings", c.stdout)
+        p = run("import", "--cmdline", "scsi_scan.lunmask=fc,0x12,0", check_rc=1)
+        self.assertIn("scsi_scan.lunmask=fc,0x12,0: the address is not 16 hex digits",
+                      p.stderr)
+        run("import", "--cmdline", "root=/dev/sda", check_rc=1)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)

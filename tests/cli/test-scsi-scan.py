@@ -893,6 +893,24 @@ class Lunmask(ScanTest):
         t.run("--remove", quirks=(QUIRKS, etc), rc=0)
         self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1"])
 
+    def test_quirks_file_from_the_kernel_command_line(self):
+        # What the boot scripts write: scsi-quirks import --cmdline
+        d = tempfile.mkdtemp(prefix="scsi-scan-run-")
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, "lunmask.conf")
+        with open(path, "w") as f:
+            f.write('lunmask "kernel command line 1" {\n\tdriver = "fake"\n\tchannel = 0\n'
+                    '\tid = 1\n\tluns = { "0" }\n}\n'
+                    'lunmask "kernel command line: nothing else" {\n\tluns = {}\n}\n')
+        t = self.tree(self.TARGETS)
+        t.run("--quirks-file", path, rc=0)
+        self.assertEqual(t.devices(), ["0:0:1:0"])
+        self.assertEqual([c for c in self.scans(t) if " 0 0 " in c], [])
+        p = t.run("--quirks-file", os.path.join(d, "missing.conf"), rc=1)
+        self.assertIn("--quirks-file", p.stderr)
+        p = t.run("--quirks-file", d, rc=1)
+        self.assertIn("not a regular file", p.stderr)
+
     def test_an_excluded_lun_in_use_is_kept(self):
         t = self.tree(self.TARGETS.replace("lu 0:0:0:4 version 5",
                                            "lu 0:0:0:4 version 5 mounted /srv"))
