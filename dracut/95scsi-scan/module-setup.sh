@@ -29,6 +29,8 @@ install() {
 	# meson fills in where this build installs them; the settled hook
 	# finds scsi-scan in the initramfs's PATH.
 	inst_binary "@bindir@/scsi-scan" /usr/bin/scsi-scan
+	# turns scsi_scan.lunmask= into the boot's policy
+	inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks
 	for dir in @shipped_quirks_dir@ @etc_quirks_dir@; do
 		[[ -d "$dracutsysrootdir$dir" ]] || continue
 		inst_dir "$dir"

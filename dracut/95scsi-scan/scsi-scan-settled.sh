@@ -11,8 +11,27 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 	# line (seconds; 0 for none): a device that hangs must not hang the boot.
 	scsi_scan_limit=$(getarg scsi_scan.timeout=)
 	[ -n "$scsi_scan_limit" ] || scsi_scan_limit=120
+	# LUN masking for the boot (scsi_scan.lunmask=), written once: only the
+	# LUNs named there are attached; the daemon loads the full policy later.
+	# A value that does not parse is reported once and ignored.
+	scsi_scan_policy=/run/scsi-scan/boot-lunmask.conf
+	if [ ! -e "$scsi_scan_policy" ] && [ ! -e "$scsi_scan_policy.error" ] &&
+		grep -q 'scsi_scan\.lunmask=' /proc/cmdline; then
+		mkdir -p /run/scsi-scan
+		if scsi-quirks import --cmdline "$(cat /proc/cmdline)" >"$scsi_scan_policy.new" \
+			2>"$scsi_scan_policy.error"; then
+			mv "$scsi_scan_policy.new" "$scsi_scan_policy"
+			rm -f "$scsi_scan_policy.error"
+		else
+			rm -f "$scsi_scan_policy.new"
+			warn "$(cat "$scsi_scan_policy.error"); every LUN is attached"
+		fi
+	fi
+	scsi_scan_files=
+	[ -f "$scsi_scan_policy" ] && scsi_scan_files=$scsi_scan_policy
 	modprobe -q sg
-	scsi-scan --wait --time-limit "$scsi_scan_limit" >>/run/scsi-scan.log 2>&1
+	scsi-scan --wait --time-limit "$scsi_scan_limit" \
+		${scsi_scan_files:+--quirks-file "$scsi_scan_files"} >>/run/scsi-scan.log 2>&1
 	scsi_scan_rc=$?
 	if [ $scsi_scan_rc -ne 0 ]; then
 		grep '^scsi-scan: ' /run/scsi-scan.log | tail -n 20 | while read -r line; do

@@ -52,6 +52,8 @@ EOS
 sed "s|/usr/share/initramfs-tools/hook-functions|$tmp/hook-functions|" "$hi" > "$tmp/hook"
 DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest sh "$tmp/hook"
 check grep -q "copy_exec $dest/usr/bin/scsi-scan /usr/bin/scsi-scan" "$tmp/log"
+check grep -q "copy_exec $dest/usr/bin/scsi-quirks /usr/bin/scsi-quirks" "$tmp/log"
+check grep -q 'inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks' "$m"
 check grep -q "module sg" "$tmp/log"
 check test -f "$tmp/dest/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf"
 # the boot scripts: a time limit from scsi_scan.timeout= (120 s without),
@@ -65,7 +67,18 @@ echo "scsi-scan: 0:0:1: FAILED: stopped: the run reached its time limit" >&2
 exit 1
 EOS
 printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/modprobe"
-chmod +x "$tmp/bin/scsi-scan" "$tmp/bin/modprobe"
+# import --cmdline as scsi-quirks does it: text for a good value, an error
+# naming the value for a bad one
+cat > "$tmp/bin/scsi-quirks" <<'EOS'
+#!/bin/sh
+echo "scsi-quirks: $*" >> "$LOG"
+case "$3" in
+*lunmask=bad*) echo "scsi-quirks: scsi_scan.lunmask=bad: the transport is wrong" >&2; exit 1 ;;
+esac
+echo 'lunmask "kernel command line 1" { luns = { 0 } }'
+EOS
+chmod +x "$tmp/bin/scsi-scan" "$tmp/bin/modprobe" "$tmp/bin/scsi-quirks"
+mkdir -p "$tmp/run"
 cat > "$tmp/functions" <<'EOS'
 log_begin_msg() { :; }
 log_end_msg() { :; }
@@ -75,8 +88,10 @@ EOS
 fake_paths() {
 	sed -e "s|/scripts/functions|$tmp/functions|" \
 	    -e "s|/sys/module/scsi_mod/parameters/scan|$tmp/scanmode|" \
-	    -e "s|/proc/cmdline|$tmp/cmdline|" -e "s|/usr/bin/scsi-scan|$tmp/bin/scsi-scan|g" \
-	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" "$1"
+	    -e "s|/proc/cmdline|$tmp/cmdline|g" -e "s|/usr/bin/scsi-scan|$tmp/bin/scsi-scan|g" \
+	    -e "s|/usr/bin/scsi-quirks|$tmp/bin/scsi-quirks|g" \
+	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" -e "s|/run/scsi-scan/|$tmp/run/|g" \
+	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" "$1"
 }
 for script in init-premount local-block; do
 	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
@@ -107,5 +122,47 @@ check grep -q -- "args: --wait --time-limit 9" "$tmp/log"
 check grep -q "W: scsi-scan: exit 1 (time limit 9 s)" "$tmp/log"
 # sourced by the initqueue: it must not exit
 check grep -q "still running" "$tmp/log"
+# scsi_scan.lunmask=: init-premount writes the boot's policy under /run and
+# both scripts pass it; a value that does not parse is named on the console
+# and the scan goes on without it
+for cmdline in "root=/dev/sda1 scsi_scan.lunmask=scsi,virtio_scsi,0:1,0" \
+	       "root=/dev/sda1 scsi_scan.lunmask=bad"; do
+	rm -f "$tmp/run/boot-lunmask.conf"
+	echo "$cmdline" > "$tmp/cmdline"
+	for script in init-premount local-block; do
+		: > "$tmp/log"
+		fake_paths "$src/initramfs-tools/scripts/$script/scsi-scan" > "$tmp/script"
+		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script" ||
+			{ echo "FAIL: $script exits non-zero"; fail=1; }
+		case "$cmdline" in
+		*=bad)
+			check test ! -e "$tmp/run/boot-lunmask.conf"
+			check grep -q -- "args: --wait --time-limit 120\$" "$tmp/log"
+			[ $script = local-block ] ||
+				check grep -q "W: scsi-quirks: scsi_scan.lunmask=bad: the transport" "$tmp/log"
+			;;
+		*)
+			check grep -q 'lunmask "kernel command line 1"' "$tmp/run/boot-lunmask.conf"
+			check grep -q -- "args: --wait --time-limit 120 --quirks-file $tmp/run/boot-lunmask.conf" \
+				"$tmp/log"
+			;;
+		esac
+	done
+	: > "$tmp/log"
+	rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-lunmask.conf.error"
+	fake_paths "$src/dracut/95scsi-scan/scsi-scan-settled.sh" > "$tmp/script"
+	PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+	PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+	case "$cmdline" in
+	*=bad)
+		check test "$(grep -c 'W: scsi-quirks: scsi_scan.lunmask=bad' "$tmp/log")" = 1
+		check test "$(grep -c 'scsi-quirks: import' "$tmp/log")" = 1
+		;;
+	*)
+		check test "$(grep -c -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log")" = 2
+		check test "$(grep -c 'scsi-quirks: import' "$tmp/log")" = 1
+		;;
+	esac
+done
 [ $fail = 0 ] && echo "boot files: ok"
 exit $fail
