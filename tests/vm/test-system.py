@@ -38,6 +38,9 @@ SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 PACKAGES = ["systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "kmod", "sg3-utils",
             "e2fsprogs", "procps", "lsscsi", "libconfuse2", "libjson-c5", "libsgutils2-1.46-2"]
 LABEL = "sysroot"
+# The root disk, and only it, for the initramfs: target 0 of a virtio-scsi
+# host (the second controller's target 0 matches too, by the same address).
+LUNMASK = "scsi_scan.lunmask=scsi,virtio_scsi,0:0,0"
 
 # Runs in the guest as a unit of its own once the boot is done; prints
 # @@ lines on the serial console and powers off.
@@ -62,11 +65,24 @@ wait_luns() { # HOST COUNT SECONDS
 }
 ctl2=$(for h in /sys/class/scsi_host/host*; do
 	[ "$(cat $h/proc_name)" = virtio_scsi ] && echo ${h##*/host}; done | sort -n | sed -n 2p)
+ctl1=$(for h in /sys/class/scsi_host/host*; do
+	[ "$(cat $h/proc_name)" = virtio_scsi ] && echo ${h##*/host}; done | sort -n | sed -n 1p)
+# scsi_scan.lunmask= on the command line: what the midlayer attached before
+# the real root's PID 1 started (the kernel's log up to its banner), what
+# the initramfs's scan said, and the root's target once the daemon ran.
+pid1=$(journalctl -b -o short-monotonic --no-pager | grep 'running in system mode' | tail -1 |
+	sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+echo "@@R early=$(journalctl -b -k -o short-monotonic --no-pager |
+	sed -n 's/^\[ *\([0-9.]*\)\] [^ ]* kernel: scsi \([0-9]*:[0-9]*:[0-9]*:[0-9]*\): .*/\1 \2/p' |
+	awk -v t="$pid1" '$1 < t { print $2 }' | sort -u | tr '\n' ' ')"
+echo "@@R boot-policy=$(grep -c '^lunmask' /run/scsi-scan/boot-lunmask.conf 2>/dev/null)"
+sed 's/^/@@IL /' /run/scsi-scan.log 2>/dev/null | head -20
 if [ "$mode" = manual ]; then
 	n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
 		sleep 0.2; n=$((n + 1)); done
 	echo "@@R coldplug=$(journalctl -u scsi-scand --no-pager | grep -c 'coldplug done')"
 	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	echo "@@R root-target=$(ls /sys/bus/scsi/devices | grep "^$ctl1:0:0:" | sort | tr '\n' ' ')"
 	# The kernel's own scan of the same host, in the same guest.
 	for d in /sys/bus/scsi/devices/$ctl2:*; do echo 1 > $d/delete; done
 	echo "- - -" > /sys/class/scsi_host/host$ctl2/scan
@@ -102,6 +118,9 @@ if [ "$mode" = manual ]; then
 	systemd-analyze security scsi-scand --no-pager | tail -1 | sed 's/^/@@SECURITY /'
 elif [ "$mode" = dracut ]; then
 	echo "@@R root=$(findmnt -n -o SOURCE /) initrd-log=$(grep -c '' /run/scsi-scan.log 2>/dev/null)"
+	n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
+		sleep 0.2; n=$((n + 1)); done
+	echo "@@R root-target=$(ls /sys/bus/scsi/devices | grep "^$ctl1:0:0:" | sort | tr '\n' ' ')"
 	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
 else
 	echo "@@R ctl2-kernel=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
@@ -307,6 +326,13 @@ def disks(tmp, image):
     args = ["-device", "virtio-scsi-pci,id=s0", "-device", "virtio-scsi-pci,id=s1",
             "-drive", f"file={image},if=none,id=root,format=raw",
             "-device", "scsi-hd,drive=root,bus=s0.0,scsi-id=0,lun=0"]
+    # Two more LUNs behind the root's target: scsi_scan.lunmask= keeps them
+    # out of the initramfs.
+    for lun in (1, 2):
+        path = os.path.join(tmp, f"r{lun}.img")
+        subprocess.run(["truncate", "-s", "8M", path], check=True)
+        args += ["-drive", f"file={path},if=none,id=r{lun},format=raw",
+                 "-device", f"scsi-hd,drive=r{lun},bus=s0.0,scsi-id=0,lun={lun}"]
     layout = [("hd", 0, 0), ("hd", 0, 3), ("hd", 0, 7), ("hd", 2, 5), ("cd", 3, 0), ("hd", 3, 1)]
     for i, (kind, target, lun) in enumerate(layout):
         path = os.path.join(tmp, f"d{i}.img")
@@ -348,13 +374,17 @@ def main():
         deb = build_deb(tmp)
         image, kernel, initrd, dracut_initrd = install_system(tmp, tarball, deb)
         qd = disks(tmp, image)
-        out = boot(kernel, initrd, qd, "systest=manual", "scan=manual, the package switched on")
+        out = boot(kernel, initrd, qd, f"systest=manual {LUNMASK}",
+                   "scan=manual, the package switched on, the root LUN named by "
+                   "scsi_scan.lunmask=")
         out2 = boot(kernel, initrd, qd, "systest=sync scsi_mod.scan=sync",
                     "scsi_mod.scan=sync on the command line: the kernel scans")
         out3 = ""
         if dracut_initrd:
-            out3 = boot(kernel, dracut_initrd, qd, "systest=dracut scsi_mod.scan=manual",
-                        "a dracut initramfs (systemd inside), scan=manual")
+            out3 = boot(kernel, dracut_initrd, qd,
+                        f"systest=dracut scsi_mod.scan=manual {LUNMASK}",
+                        "a dracut initramfs (systemd inside), scan=manual, "
+                        "scsi_scan.lunmask=")
     width = 18
 
     def luns_of(text):
@@ -373,6 +403,19 @@ def main():
     ours, kern = field(out, "ctl2-ours"), field(out, "ctl2-kernel")
     check("same as kernel", ours and ours == kern,
           f"second controller: ours [{ours}] kernel's [{kern}]", width)
+    def early_check(text, what):
+        early = field(text, "early").split()
+        il = [line for line in re.findall(r"^@@IL (.*)$", text, re.M) if "skipped" in line]
+        root = field(text, "root-target").split()
+        ok = (len(early) == 2 and all(a.endswith(":0:0:0") for a in early) and
+              field(text, "boot-policy") == "2" and len(root) == 3 and
+              any("1 attached" in line and "2 skipped" in line for line in il))
+        check(f"lunmask {what}", ok,
+              f"{LUNMASK}: before PID 1 of the root the kernel attached only [{' '.join(early)}] "
+              f"(the root and target 0 of the other controller); the initramfs's scan: "
+              f"{il[0].strip() if il else '?'}; the root's target once the daemon ran: "
+              f"[{' '.join(root)}]", width)
+    early_check(out, "initramfs-tools")
     hp = field(out, "hotplug-host")
     check("hotplug", num(hp, "luns") == 4 and (num(hp, "by-daemon") or 0) >= 1,
           f"scsi_debug host added at run time: {num(hp, 'luns')} of 4 LUNs after "
@@ -411,6 +454,7 @@ def main():
               (num(field(out3, "root"), "initrd-log") or 0) > 0,
               f"booted through dracut's initramfs: {field(out3, 'state')}, "
               f"{field(out3, 'root')}; second controller [{field(out3, 'ctl2-ours')}]", width)
+        early_check(out3, "dracut")
     else:
         print("     dracut: not installed on this machine, its boot skipped")
     t1 = re.search(r"^@@TIME (.*)$", out, re.M)

@@ -19,6 +19,7 @@ usage: test-transports.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
 """
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -100,6 +101,25 @@ set -- $(for h in /sys/class/scsi_host/host*; do
 	[ "$(cat $h/proc_name)" = sym53c8xx ] && echo ${h##*/host}; done | sort -n)
 compare spi-lsi53c895a $1 $2
 
+# LUN masking by IQN: the LUNs of the other portal's sessions are deleted
+# and scanned again with a lunmask policy; the kernel's log shows every LUN
+# the midlayer attached during the run, even for a moment.
+masked() { # name host policy-file
+	for d in /sys/bus/scsi/devices/$2:*; do [ -e "$d" ] && echo 1 > $d/delete; done
+	dmesg -c > /dev/null
+	t1=$(uptime_cs)
+	scsi-scan -v --quirks-file $3 host$2 > /tmp/out.txt 2>&1; rc=$?
+	t2=$(uptime_cs)
+	seen=$(dmesg | sed -n "s/.*scsi $2:\([0-9]*:[0-9]*:[0-9]*\): .*/\1/p" | sort -u |
+		tr '\n' ',' | sed 's/,$//')
+	echo "@@M $1 rc=$rc ours=[$(luns_of_host $2)] seen=[$seen] ocs=$((t2-t1))"
+	sed 's/^/@@L /' /tmp/out.txt | head -20
+}
+masked lunmask-iqn-luns $o1 /etc/lunmask-t1.conf
+masked lunmask-iqn-no-lun-0 $o2 /etc/lunmask-t2.conf
+masked lunmask-iqn-exclude $o3 /etc/lunmask-t3.conf
+scsi-scan explain --quirks-file /etc/lunmask-t1.conf $o1:0:0 2>&1 | sed 's/^/@@XM /'
+
 # The daemon, with systemd-udevd: a session logged in while it runs, a LUN
 # mapped on that target, then SIGTERM.
 count_luns() { ls -d /sys/bus/scsi/devices/$1:* 2>/dev/null | wc -l; }
@@ -129,6 +149,26 @@ echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
 echo "@@D retries=$(grep -c 'not reachable yet' /tmp/scand.log)"
 sed 's/^/@@S /' /tmp/scand.log | grep -v 'attached LUN' | tail -40
 """
+
+
+LUNMASK = {
+    "/etc/lunmask-t1.conf": 'lunmask "t1" {\n\tiscsi_target = "iqn.2003-01.org.linux-iscsi.test:t1"\n'
+                            '\tluns = { 0, 5 }\n}\n',
+    "/etc/lunmask-t2.conf": 'lunmask "t2" {\n\tiscsi_target = "iqn.2003-01.org.linux-iscsi.test:t2"\n'
+                            '\tiscsi_tpgt = 1\n\tluns = { 4 }\n}\n',
+    "/etc/lunmask-t3.conf": 'lunmask "t3" {\n\tiscsi_target = "iqn.2003-01.org.linux-iscsi.test:t3"\n'
+                            '\texclude_luns = { 1 }\n}\n',
+}
+
+# name: (LUNs attached, why); the kernel has no masking: what it attached
+# for the same target is in the scenarios above.
+MASKED = {
+    "lunmask-iqn-luns": ({"0:0:0", "0:0:5"}, "luns = { 0, 5 } of target t1 (it has 0, 2, 5, 7)"),
+    "lunmask-iqn-no-lun-0": ({"0:0:4"}, "luns = { 4 } of t2, which has no LUN 0 and refuses "
+                             "the well-known LUN: reached through LUN 4"),
+    "lunmask-iqn-exclude": ({"0:0:0"}, "exclude_luns = { 1 } of t3 (LUNs 0, 1, 3; the quirk "
+                            "max_lun = 1 keeps 3 out)"),
+}
 
 
 class Scenario:
@@ -176,7 +216,7 @@ def main():
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
                               vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB + SCRIPT +
                               vmlib.INIT_TAIL,
-                              {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS},
+                              {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm"])
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
@@ -209,6 +249,24 @@ def main():
                     f"rc {rc}, kernel {sorted(kernel)}, ours {sorted(ours)}, expected "
                     f"{sorted(s.ours)} and {sorted(s.kernel)}")
         checks.check(s.name, ok, text, width=30)
+    for name, (want, why) in MASKED.items():
+        m = re.search(rf"^@@M {name} rc=(\d+) ours=\[([^]]*)\] seen=\[([^]]*)\] ocs=(\d+)",
+                      out, re.M)
+        if not m:
+            checks.check(name, False, "no result from the guest", width=30)
+            continue
+        ours, seen = set(filter(None, m.group(2).split(","))), set(filter(None, m.group(3).split(",")))
+        checks.check(name, m.group(1) == "0" and ours == want and seen == want,
+                     f"attached {' '.join(sorted(ours)) or 'nothing'}, and the kernel's log "
+                     f"shows no other LUN attached even for a moment ({' '.join(sorted(seen))}): "
+                     f"{why}; {int(m.group(4)) * 10} ms" if ours == want and seen == want else
+                     f"rc {m.group(1)}, attached {sorted(ours)}, seen in the kernel log "
+                     f"{sorted(seen)}, expected {sorted(want)}", width=30)
+    xm = "\n".join(line[5:] for line in out.splitlines() if line.startswith("@@XM "))
+    checks.check("lunmask-explain", "lunmask: 't1' (/etc/lunmask-t1.conf:1)" in xm and
+                 "not in the luns of lunmask 't1'" in xm,
+                 "explain names the lunmask entry (file:line) for each LUN it kept out",
+                 width=30)
     explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
     checks.check("iscsi-explain-no-lun-0",
                  "listed by session" in explain and "transport iSCSI" in explain,
@@ -237,7 +295,7 @@ def main():
                  width=30)
     if checks.failed:
         print("\n".join(line for line in out.splitlines()
-                        if line.startswith(("@@L", "@@X", "@@S"))))
+                        if line.startswith(("@@L", "@@X", "@@S", "@@M"))))
     print(f"guest and checks took {time.monotonic() - start:.0f} s")
     return checks.finish(out)
 
