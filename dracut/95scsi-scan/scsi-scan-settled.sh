@@ -13,30 +13,27 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 	[ -n "$scsi_scan_limit" ] || scsi_scan_limit=120
 	# LUN masking for the boot (scsi_scan.lunmask=), written once: only the
 	# LUNs named there are attached; the daemon loads the full policy later.
-	# A value that does not parse is reported once and ignored.
+	# A value that does not parse is reported once and ignored. grep and rm
+	# need not be in the initramfs.
 	scsi_scan_policy=/run/scsi-scan/boot-lunmask.conf
-	if [ ! -e "$scsi_scan_policy" ] && [ ! -e "$scsi_scan_policy.error" ] &&
-		grep -q 'scsi_scan\.lunmask=' /proc/cmdline; then
+	if [ ! -e "$scsi_scan_policy" ] && getarg scsi_scan.lunmask= >/dev/null; then
 		mkdir -p /run/scsi-scan
-		if scsi-quirks import --cmdline "$(cat /proc/cmdline)" >"$scsi_scan_policy.new" \
-			2>"$scsi_scan_policy.error"; then
-			mv "$scsi_scan_policy.new" "$scsi_scan_policy"
-			rm -f "$scsi_scan_policy.error"
-		else
-			rm -f "$scsi_scan_policy.new"
-			warn "$(cat "$scsi_scan_policy.error"); every LUN is attached"
-		fi
+		scsi-quirks import --cmdline "$(cat /proc/cmdline)" >"$scsi_scan_policy" \
+			2>/run/scsi-scan-lunmask.err ||
+			warn "$(cat /run/scsi-scan-lunmask.err); every LUN is attached"
 	fi
 	scsi_scan_files=
-	[ -f "$scsi_scan_policy" ] && scsi_scan_files=$scsi_scan_policy
+	[ -s "$scsi_scan_policy" ] && scsi_scan_files=$scsi_scan_policy
 	modprobe -q sg
 	scsi-scan --wait --time-limit "$scsi_scan_limit" \
 		${scsi_scan_files:+--quirks-file "$scsi_scan_files"} >>/run/scsi-scan.log 2>&1
 	scsi_scan_rc=$?
 	if [ $scsi_scan_rc -ne 0 ]; then
-		grep '^scsi-scan: ' /run/scsi-scan.log | tail -n 20 | while read -r line; do
-			warn "$line"
-		done
+		while read -r line; do
+			case "$line" in
+			"scsi-scan: "*) warn "$line" ;;
+			esac
+		done </run/scsi-scan.log
 		warn "scsi-scan: exit $scsi_scan_rc (time limit $scsi_scan_limit s); see /run/scsi-scan.log"
 	fi
 fi
