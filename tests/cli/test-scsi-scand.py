@@ -66,6 +66,17 @@ class Daemon(unittest.TestCase):
         # the shipped database's warnings are for maintainers, not the log
         self.assertNotIn("only by case", err)
 
+    def test_lunmask_applies_to_the_coldplug(self):
+        with open(os.path.join(self.etc, "50-mask.conf"), "w") as f:
+            f.write('lunmask "no lun 1" {\n\tchannel = 0\n\tid = 0\n'
+                    '\texclude_luns = { 1 }\n}\n')
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:1:0", "1:0:0:0"])
+        self.assertIn("0:0:0:1: skipped: excluded by lunmask 'no lun 1' (", p.stderr)
+        self.assertIn("50-mask.conf:1)", p.stderr)
+
     def test_max_workers_range(self):
         for bad in ("0", "1025", "4294967297", "-1", "4x", ""):
             p = subprocess.run(self.args("--once", "--max-workers", bad), env=self.env,
