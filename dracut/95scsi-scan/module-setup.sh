@@ -30,7 +30,8 @@ install() {
 	# finds scsi-scan in the initramfs's PATH.
 	inst_binary "@bindir@/scsi-scan" /usr/bin/scsi-scan
 	# turns scsi_scan.lunmask= into the boot's policy
-	inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks
+	inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks ||
+		dwarn "scsi-scan: @bindir@/scsi-quirks is missing: scsi_scan.lunmask= will be ignored"
 	for dir in @shipped_quirks_dir@ @etc_quirks_dir@; do
 		[[ -d "$dracutsysrootdir$dir" ]] || continue
 		inst_dir "$dir"

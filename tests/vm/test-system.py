@@ -295,13 +295,15 @@ def make_dracut(tmp, root, deb):
     out = os.path.join(tmp, "initrd-dracut.img")
     kmod = os.path.join(root, "usr", "lib", "modules", release)
     made = []
-    for path, is_dir in (("/usr/bin/scsi-scan", False), ("/usr/lib/scsi-scan", True)):
+    for path, is_dir in (("/usr/bin/scsi-scan", False), ("/usr/bin/scsi-quirks", False),
+                         ("/usr/lib/scsi-scan", True)):
         if not os.path.lexists(path):
             os.mkdir(path) if is_dir else open(path, "w").close()
             made.append((path, is_dir))
     script = f"""set -e
 mount --make-rprivate /
 mount --bind {pkg}/usr/bin/scsi-scan /usr/bin/scsi-scan
+mount --bind {pkg}/usr/bin/scsi-quirks /usr/bin/scsi-quirks
 mount --bind {pkg}/usr/lib/scsi-scan /usr/lib/scsi-scan
 dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
 	--kmoddir {kmod} --add scsi-scan \
