@@ -939,7 +939,7 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 
 	bool had = any_lun_of(before, nbefore, c, t, &probe);
 	struct lunmask_set mask = { 0 };
-	struct lunmask_verdict v0;
+	struct lunmask_verdict v0, vw;
 	char policy[sizeof(tr->policy)], lun0_why[PLAN_REASON_LEN] = "";
 	uint64_t first_allowed = 0;
 	int allowed;
@@ -953,6 +953,11 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	if (!v0.allowed)
 		lunmask_describe(&v0, 0, lun0_why, sizeof(lun0_why));
 	allowed = lunmask_next_allowed(&mask, UINT64_MAX, &first_allowed);
+	/* The well-known LUN is no unit an upper-level driver takes: allow
+	 * lists do not keep it out, an explicit exclusion does. */
+	lunmask_decide(&mask, LUN_WLUN_REPORT_LUNS, &vw);
+	if (vw.rule == LUNMASK_EXCLUDED)
+		wlun_result = "is excluded by the lunmask policy";
 	found = sysfs_device_exists(ctx->sys, &a);
 	if (sel->lun_set) {
 		struct lunmask_verdict vs;
@@ -1009,7 +1014,7 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 		snprintf(reach, sizeof(reach), "LUN 0 absent: commands go through LUN %" PRIu64
 			 ", attached before this scan", probe);
 	}
-	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible) {
+	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible && vw.rule != LUNMASK_EXCLUDED) {
 		a.lun = LUN_WLUN_REPORT_LUNS;
 		r = host_scan_write(hs, c, t, LUN_WLUN_REPORT_LUNS);
 		if (r == -EINVAL && !v0.allowed && limit_is_target(hs, LUN_WLUN_REPORT_LUNS)) {

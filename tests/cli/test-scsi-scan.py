@@ -797,6 +797,16 @@ class Lunmask(ScanTest):
         self.assertEqual(luns[2], "attached")
         self.assertEqual(luns[0], "skipped")
 
+    def test_an_excluded_wlun_is_not_written(self):
+        etc = self.policy('lunmask "x" {\n\tdriver = "fake"\n\tid = 0\n'
+                          '\tluns = { 3 }\n\texclude_luns = { 49409 }\n}\n')
+        t = self.tree(self.TARGETS)
+        r = t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertNotIn("scan host0 0 0 49409", self.scans(t))
+        self.assertIn("0:0:0:3", t.devices())
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertIn("reached through LUN 3", tgt["reached"])
+
     def test_nothing_unless_named(self):
         etc = self.policy('lunmask "host default" {\n\tdriver = "fake"\n\tluns = {}\n}\n'
                           'lunmask "the one" {\n\tdriver = "fake"\n\tid = 1\n'
