@@ -134,6 +134,9 @@ bench() {
 	echo
 	echo "== iSCSI target discovery (LIO and open-iscsi in the guest) against the kernel's"
 	python3 "$top/bench/vm-bench-iscsi.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-7}"
+	echo
+	echo "== LUN masking at boot: the root LUN of 2,048 (policy) against the kernel's scan of all"
+	python3 "$top/bench/vm-bench-lunmask.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 }
 
 # The .deb from the files git knows (committed or not, never build

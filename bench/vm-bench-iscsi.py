@@ -15,7 +15,6 @@ usage: vm-bench-iscsi.py BUILD_DIR [KERNEL_SERIES] [--rounds N]
 import importlib.util
 import os
 import re
-import shutil
 import statistics
 import sys
 import tempfile
@@ -65,9 +64,7 @@ def main():
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
-        vmlib.install_project(BUILD, staging)
-        shutil.copy2(os.path.join(BUILD, "bench", "monotonic"),
-                     os.path.join(staging, "usr", "bin", "monotonic"))
+        vmlib.install_bench(BUILD, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, transports.MODULES),
                               vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB +

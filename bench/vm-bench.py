@@ -11,7 +11,6 @@ medians of alternating runs in the same boot, are what to quote.
 
 import os
 import re
-import shutil
 import statistics
 import sys
 import tempfile
@@ -180,11 +179,7 @@ def main():
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
-        vmlib.install_project(BUILD, staging)
-        # the monotonic helper travels with the programs
-        os.makedirs(os.path.join(staging, "usr", "bin"), exist_ok=True)
-        shutil.copy2(os.path.join(BUILD, "bench", "monotonic"),
-                     os.path.join(staging, "usr", "bin", "monotonic"))
+        vmlib.install_bench(BUILD, staging)
         manual = run_boot("manual", MANUAL, "manual", vmlinuz, moddir, staging, tmp)
         asyn = run_boot("async", ASYNC, "async", vmlinuz, moddir, staging, tmp)
         sync = run_boot("sync", SYNC, "sync", vmlinuz, moddir, staging, tmp)

@@ -281,6 +281,15 @@ def install_project(build_dir, dest):
         os.chmod(p, st.st_mode | stat.S_IXUSR)
 
 
+def install_bench(build_dir, dest):
+    """install_project(), plus the benchmarks' clock and wait helper
+    (bench/monotonic) in /usr/bin."""
+    install_project(build_dir, dest)
+    os.makedirs(os.path.join(dest, "usr", "bin"), exist_ok=True)
+    shutil.copy2(os.path.join(build_dir, "bench", "monotonic"),
+                 os.path.join(dest, "usr", "bin", "monotonic"))
+
+
 def run_guest(build, series, modules, script, programs=(), timeout=900, what=""):
     """Installs the project, boots @series with @modules loaded and @script as
     the body of /init; returns (release, console output)."""
