@@ -47,7 +47,9 @@ ln -sf /bin/udevadm /lib/systemd/systemd-udevd
 udevadm settle -t 10
 scsi-quirks import --cmdline "scsi_scan.lunmask=scsi,scsi_debug,0:0,0" > /run/scsi-scan/boot-lunmask.conf
 sed 's/^/@@P /' /run/scsi-scan/boot-lunmask.conf
-last=$((LUNS - 1))
+# scsi_debug lists LUNs past 255 in the flat space (0x4000 | n), so the last
+# LUN's number is what the kernel's first scan attached.
+last=
 load() { insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=$LUNS no_uld=0 \
 	scsi_level=7 dev_size_mb=4; }
 i=0
@@ -61,6 +63,9 @@ while [ $i -lt $ROUNDS ]; do
 		if [ $who = kernel ]; then
 			echo "- - -" > /sys/class/scsi_host/host$h/scan
 			t1=$(monotonic wait /sys/bus/scsi/devices/$h:0:0:0/block)
+			[ -n "$last" ] || last=$(ls /sys/bus/scsi/devices | sed -n "s/^$h:0:0://p" |
+				sort -n | tail -1)
+			echo "@@LAST $last"
 			t2=$(monotonic wait /sys/bus/scsi/devices/$h:0:0:$last/block)
 			echo "@@B kernel round=$i root_us=$((t1 - t0)) all_us=$((t2 - t0)) luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l)"
 		else

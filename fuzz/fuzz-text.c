@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz-text - the small text parsers: selectors, dev_flags strings, uevent
- * properties (split at newlines: action, subsystem, devtype, sysname, ua).
+ * fuzz-text - the small text parsers: selectors, dev_flags strings, LUN
+ * ranges, the scsi_scan.lunmask= command line (whose quirk text must load
+ * without an error), uevent properties (split at newlines: action,
+ * subsystem, devtype, sysname, ua).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunmask.h"
 #include "monitor.h"
 #include "quirks.h"
 #include "scan.h"
@@ -19,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct quirk_dev_flag *items;
 	struct scsi_event ev;
 	struct selector sel;
-	const char *err;
+	struct lun_range range;
+	const char *err, *bad;
+	char *config = NULL;
 	size_t n;
 
 	if (!text)
@@ -30,6 +35,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (quirk_dev_flags_parse(text, &items, &n, &err) == 0)
 		quirk_dev_flags_free(items, n);
+	if (lun_range_parse(text, &range) == 0 && range.first > range.last)
+		__builtin_trap();
+	if (lunmask_cmdline_config(text, &config, &err, &bad) == 0 && config) {
+		struct quirk_db *db = quirk_db_new();
+
+		if (db && quirk_db_add_buffer(db, "cmdline", config, strlen(config), NULL) != 0)
+			__builtin_trap();
+		quirk_db_free(db);
+		free(config);
+	}
 	p = text;
 	for (int i = 0; i < 6 && p; i++) {
 		fields[i] = p;
