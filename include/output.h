@@ -159,4 +159,31 @@ void output_explain_text(FILE *f, const struct scan_report *rep);
  */
 json_object *output_scan_json(const struct scan_report *rep);
 
+struct lunmask_entry;
+
+/**
+ * output_lunmask_match() - what a lunmask entry matches, in words
+ * @e: the entry
+ * @buf: where the text goes, e.g. "port_name 500507680b215660, id 3"
+ * @len: its size
+ */
+void output_lunmask_match(const struct lunmask_entry *e, char *buf, size_t len);
+
+/**
+ * output_lunmask_effect() - what a lunmask entry decides, in words
+ * @e: the entry
+ * @buf: where the text goes, e.g. "luns = 0, 12, 20-29; exclude_luns = 255"
+ * @len: its size
+ */
+void output_lunmask_effect(const struct lunmask_entry *e, char *buf, size_t len);
+
+/**
+ * output_lunmask_json() - a lunmask entry as JSON
+ * @e: the entry
+ *
+ * Return: an object with file, line, title, every match key (null when not
+ * given), luns (null when not given), exclude_luns and reason.
+ */
+json_object *output_lunmask_json(const struct lunmask_entry *e);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "blist.h"
 #include "inquiry.h"
+#include "lunmask.h"
 #include "output.h"
 
 size_t utf8_valid_prefix(const char *s, size_t len)
@@ -593,4 +594,114 @@ json_object *output_scan_json(const struct scan_report *rep)
 	json_object_object_add(root, "failures",
 			       json_object_new_int64((int64_t)scan_report_failures(rep)));
 	return root;
+}
+
+static void ranges_text(const struct lun_range *r, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		int k = r[i].first == r[i].last ?
+				snprintf(buf + used, len - used, "%s%llu", i ? ", " : "",
+					 (unsigned long long)r[i].first) :
+				snprintf(buf + used, len - used, "%s%llu-%llu", i ? ", " : "",
+					 (unsigned long long)r[i].first,
+					 (unsigned long long)r[i].last);
+
+		used += k > 0 ? (size_t)k : 0;
+	}
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+static json_object *ranges_json(const struct lun_range *r, size_t n)
+{
+	json_object *a = json_object_new_array();
+	char text[64];
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].first == r[i].last)
+			snprintf(text, sizeof(text), "%llu", (unsigned long long)r[i].first);
+		else
+			snprintf(text, sizeof(text), "%llu-%llu", (unsigned long long)r[i].first,
+				 (unsigned long long)r[i].last);
+		json_object_array_add(a, json_object_new_string(text));
+	}
+	return a;
+}
+
+void output_lunmask_match(const struct lunmask_entry *e, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+#define ADD(...)                                                                             \
+	do {                                                                                 \
+		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                      \
+		if (n_ > 0 && (size_t)n_ < len - used)                                       \
+			used += n_;                                                          \
+	} while (0)
+	if (e->driver)
+		ADD("driver %s", e->driver);
+	if (e->host_port_name)
+		ADD("%shost_port_name %s", used ? ", " : "", e->host_port_name);
+	if (e->port_name)
+		ADD("%sport_name %s", used ? ", " : "", e->port_name);
+	if (e->sas_address)
+		ADD("%ssas_address %s", used ? ", " : "", e->sas_address);
+	if (e->iscsi_target)
+		ADD("%siscsi_target %s", used ? ", " : "", e->iscsi_target);
+	if (e->iscsi_tpgt >= 0)
+		ADD("%siscsi_tpgt %ld", used ? ", " : "", e->iscsi_tpgt);
+	if (e->channel >= 0)
+		ADD("%schannel %ld", used ? ", " : "", e->channel);
+	if (e->id >= 0)
+		ADD("%sid %ld", used ? ", " : "", e->id);
+	if (e->wwid)
+		ADD("%swwid %s", used ? ", " : "", e->wwid);
+	if (e->serial)
+		ADD("%sserial %s", used ? ", " : "", e->serial);
+	if (!used)
+		ADD("every target");
+#undef ADD
+}
+
+void output_lunmask_effect(const struct lunmask_entry *e, char *buf, size_t len)
+{
+	char a[512] = "", x[512] = "";
+
+	if (e->has_luns)
+		ranges_text(e->luns, e->nluns, a, sizeof(a));
+	if (e->nexclude)
+		ranges_text(e->exclude, e->nexclude, x, sizeof(x));
+	snprintf(buf, len, "%s%s%s%s%s", e->has_luns ? "luns = " : "", a,
+		 e->has_luns && e->nexclude ? "; " : "", e->nexclude ? "exclude_luns = " : "", x);
+}
+
+json_object *output_lunmask_json(const struct lunmask_entry *e)
+{
+	json_object *o = json_object_new_object();
+
+#define STR(k, v) json_object_object_add(o, k, (v) ? output_json_string(v) : NULL)
+#define NUM(k, v) json_object_object_add(o, k, (v) >= 0 ? json_object_new_int64(v) : NULL)
+	STR("file", e->file);
+	json_object_object_add(o, "line", json_object_new_int((int)e->line));
+	STR("title", e->title);
+	STR("driver", e->driver);
+	STR("host_port_name", e->host_port_name);
+	STR("port_name", e->port_name);
+	STR("sas_address", e->sas_address);
+	STR("iscsi_target", e->iscsi_target);
+	NUM("iscsi_tpgt", e->iscsi_tpgt);
+	NUM("channel", e->channel);
+	NUM("id", e->id);
+	STR("wwid", e->wwid);
+	STR("serial", e->serial);
+	json_object_object_add(o, "luns", e->has_luns ? ranges_json(e->luns, e->nluns) : NULL);
+	json_object_object_add(o, "exclude_luns", ranges_json(e->exclude, e->nexclude));
+	STR("reason", e->reason);
+#undef STR
+#undef NUM
+	return o;
 }
