@@ -28,6 +28,9 @@ struct lun_range {
 	uint64_t last;
 };
 
+/* The largest channel or target id an entry can name (the kernel's are unsigned int). */
+#define LUNMASK_HCTL_MAX 0xffffffffL
+
 /**
  * struct lunmask_entry - one "lunmask" section of a quirk file
  * @file: the file it came from

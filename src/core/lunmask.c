@@ -367,13 +367,14 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
 		}
 		errno = 0;
 		ret->channel = strtol(fields[2], &e, 10);
-		if (errno || e == fields[2] || *e != ':' || ret->channel < 0) {
+		if (errno || e == fields[2] || *e != ':' || ret->channel < 0 ||
+		    ret->channel > LUNMASK_HCTL_MAX) {
 			*ret_error = "CHANNEL:ID expected";
 			return -EINVAL;
 		}
 		p = e + 1;
 		ret->id = strtol(p, &e, 10);
-		if (errno || e == p || *e || ret->id < 0) {
+		if (errno || e == p || *e || ret->id < 0 || ret->id > LUNMASK_HCTL_MAX) {
 			*ret_error = "CHANNEL:ID expected";
 			return -EINVAL;
 		}

@@ -793,8 +793,8 @@ static int section_to_mask(cfg_t *sec, const struct section_pos *pos, struct par
 		long max;
 	} numbers[] = {
 		{ "iscsi_tpgt", KEY_ISCSI_TPGT, 65535 },
-		{ "channel", KEY_CHANNEL, 0xffffffffL },
-		{ "id", KEY_ID, 0xffffffffL },
+		{ "channel", KEY_CHANNEL, LUNMASK_HCTL_MAX },
+		{ "id", KEY_ID, LUNMASK_HCTL_MAX },
 	};
 	long *dest[] = { &e->iscsi_tpgt, &e->channel, &e->id };
 

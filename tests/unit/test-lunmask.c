@@ -377,6 +377,10 @@ static const struct cmdline_case cmdline_cases[] = {
 	{ "scsi_scan.lunmask=nvme,x,0", -EINVAL, "not fc, sas, iscsi or scsi" },
 	{ "scsi_scan.lunmask=iscsi,iqn\"x,0", -EINVAL, "not an iSCSI name" },
 	{ "scsi_scan.lunmask=scsi,virtio_scsi,0,0", -EINVAL, "CHANNEL:ID" },
+	/* Found by fuzz-text: beyond what a quirk file's channel may hold. */
+	{ "scsi_scan.lunmask=scsi,virtio_scsi,888888888888888880:1,0-7", -EINVAL, "CHANNEL:ID" },
+	{ "scsi_scan.lunmask=scsi,virtio_scsi,0:4294967296,0", -EINVAL, "CHANNEL:ID" },
+	{ "scsi_scan.lunmask=scsi,virtio_scsi,4294967295:4294967295,0", 0, "id = 4294967295" },
 	{ "scsi_scan.lunmask=fc,0x500507680b215660,", -EINVAL, "ADDRESS,LUNS" },
 	{ "scsi_scan.lunmask=fc,0x500507680b215660,a", -EINVAL, "LUNS is N" },
 };
