@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-identity.c - a LUN's identity from INQUIRY and VPD pages 0x80 and
+ * 0x83, and the ghost-LUN judgement, on layouts captured from the real
+ * kernel (tests/data/vpd-captures.txt) and on made-up broken ones.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "identity.h"
+
+/* Reads one LUN's captured pages into an identity. */
+static void captured(const char *tag, const char *hctl, struct lun_identity *id)
+{
+	char path[4096], line[2048], t[64], h[64], attr[64], hex[1600];
+	const char *dir = getenv("TEST_DATA_DIR");
+	bool found = false;
+	FILE *f;
+
+	memset(id, 0, sizeof(*id));
+	snprintf(path, sizeof(path), "%s/vpd-captures.txt", dir ? dir : "tests/data");
+	f = fopen(path, "r");
+	ck_assert_msg(f, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		uint8_t buf[800];
+		size_t n = 0;
+
+		if (line[0] == '#' || sscanf(line, "%63s %63s %63s %1599s", t, h, attr, hex) != 4 ||
+		    strcmp(t, tag) || strcmp(h, hctl))
+			continue;
+		for (; hex[2 * n] && hex[2 * n + 1] && n < sizeof(buf); n++)
+			sscanf(hex + 2 * n, "%2hhx", &buf[n]);
+		found = true;
+		if (strcmp(attr, "inquiry") == 0)
+			identity_set_inquiry(id, buf, n);
+		else if (strcmp(attr, "vpd_pg80") == 0)
+			ck_assert_int_eq(identity_set_vpd80(id, buf, n), 0);
+		else if (strcmp(attr, "vpd_pg83") == 0)
+			ck_assert_int_eq(identity_set_vpd83(id, buf, n), 0);
+	}
+	fclose(f);
+	ck_assert_msg(found, "no capture %s %s", tag, hctl);
+}
+
+static const struct judge_case {
+	const char *what;
+	const char *tag_a, *lun_a, *tag_b, *lun_b;
+	enum ghost_verdict verdict;
+	const char *rule;
+	const char *evidence;
+} judge_cases[] = {
+    {"QEMU: one serial and one wwn on LUNs 0 and 1", "qemu-0", "0:0:0:0", "qemu-0", "0:0:0:1",
+     GHOST_SAME, "all-identical", "VPD 0x83 naa.5000c500deadbe01 identical"},
+    {"QEMU: one serial, two wwns (an array's shared serial)", "qemu-0", "0:0:1:0", "qemu-0",
+     "0:0:1:1", GHOST_DISTINCT, "designator-differs",
+     "naa.5000c500deadbe10 differs from naa.5000c500deadbe11"},
+    {"QEMU: neither serial nor wwn", "qemu-0", "0:0:2:0", "qemu-0", "0:0:2:1", GHOST_UNKNOWN,
+     "no-identity", "no serial or designator"},
+    {"scsi_debug: NAA per LUN", "sd-default", "1:0:0:0", "sd-default", "1:0:0:1", GHOST_DISTINCT,
+     "designator-differs", "VPD 0x80 serial '4000' differs from '4001'"},
+    {"scsi_debug uuid_ctl=1: a UUID per LUN", "sd-uuid1", "1:0:0:0", "sd-uuid1", "1:0:0:1",
+     GHOST_DISTINCT, "designator-differs", "uuid."},
+    {"scsi_debug uuid_ctl=2: one UUID, serials differ", "sd-uuid2", "1:0:0:0", "sd-uuid2",
+     "1:0:0:1", GHOST_CONFLICT, "name-conflict",
+     "VPD 0x83 uuid.cc6ee07de3c440ff8dfe68106bf48c98 identical"},
+    {"scsi_debug SCSI-2: no VPD at all", "sd-scsi2", "1:0:0:0", "sd-scsi2", "1:0:0:1",
+     GHOST_UNKNOWN, "no-identity", "INQUIRY identical ('CHINON' 'CDROM' '0191', type 5)"},
+    {"different devices", "qemu-0", "0:0:0:0", "sd-default", "1:0:0:0", GHOST_DISTINCT,
+     "inquiry-differs", "INQUIRY data differs"},
+    {"a LUN against itself", "sd-default", "1:0:0:1", "sd-default", "1:0:0:1", GHOST_SAME,
+     "all-identical", "VPD 0x83 naa.3333333000000fa1 identical"},
+};
+
+START_TEST(judge_captured)
+{
+	const struct judge_case *c = &judge_cases[_i];
+	struct lun_identity a, b;
+	struct ghost_evidence ev;
+
+	captured(c->tag_a, c->lun_a, &a);
+	captured(c->tag_b, c->lun_b, &b);
+	ghost_judge(&a, &b, &ev);
+	ck_assert_msg(ev.verdict == c->verdict, "%s: %s, expected %s (%s)", c->what,
+		      ghost_verdict_name(ev.verdict), ghost_verdict_name(c->verdict), ev.text);
+	ck_assert_str_eq(ev.rule, c->rule);
+	ck_assert_msg(strstr(ev.text, c->evidence), "%s: evidence '%s' lacks '%s'", c->what,
+		      ev.text, c->evidence);
+	/* The judgement does not depend on the order. */
+	ghost_judge(&b, &a, &ev);
+	ck_assert_int_eq(ev.verdict, c->verdict);
+}
+END_TEST
+
+START_TEST(vpd83_decoding)
+{
+	struct lun_identity id = {0};
+
+	captured("sd-default", "1:0:0:0", &id);
+	/* T10 vendor ID and NAA of the LU; target port, port group and
+	 * target device designators are not kept. */
+	ck_assert_uint_eq(id.ndesignators, 2);
+	ck_assert_uint_eq(id.designators[0].type, DESIGNATOR_T10);
+	ck_assert_str_eq(id.designators[0].text, "t10.Linux   scsi_debug      4000");
+	ck_assert_uint_eq(id.designators[1].type, DESIGNATOR_NAA);
+	ck_assert_str_eq(id.designators[1].text, "naa.3333333000000fa0");
+	ck_assert(id.has_serial);
+	ck_assert_str_eq(id.serial, "4000");
+	ck_assert(designator_unique(DESIGNATOR_NAA));
+	ck_assert(designator_unique(DESIGNATOR_UUID));
+	ck_assert(!designator_unique(DESIGNATOR_T10));
+	ck_assert(!designator_unique(DESIGNATOR_VENDOR));
+}
+END_TEST
+
+START_TEST(vpd_pages_broken)
+{
+	/* A descriptor claims 8 bytes, the page ends after 4 of them. */
+	static const uint8_t cut[] = {0x00, 0x83, 0x00, 0x0c, 0x01, 0x03,
+				      0x00, 0x08, 0x50, 0x00, 0xc5, 0x00};
+	/* The page length says 4, the buffer holds more: only 4 are read. */
+	static const uint8_t lying[] = {0x00, 0x83, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00, 0x01, 0x03,
+					0x00, 0x08, 1,	  2,	3,    4,    5,	  6,	7,    8};
+	/* Target port NAA (association 1) and an ASCII vendor-specific LU one. */
+	static const uint8_t mixed[] = {0x00, 0x83, 0x00, 0x13, 0x01, 0x13, 0x00, 0x08,
+					1,    2,    3,	  4,	5,    6,    7,	  8,
+					0x02, 0x00, 0x00, 0x03, 'a',  'b',  'c'};
+	static const uint8_t not83[] = {0x00, 0x80, 0x00, 0x00};
+	static const uint8_t empty80[] = {0x00, 0x80, 0x00, 0x00};
+	static const uint8_t blank80[] = {0x00, 0x80, 0x00, 0x02, ' ', ' '};
+	struct lun_identity id = {0};
+
+	ck_assert_int_eq(identity_set_vpd83(&id, cut, sizeof(cut)), 0);
+	ck_assert_uint_eq(id.ndesignators, 0);
+	ck_assert_int_eq(identity_set_vpd83(&id, lying, sizeof(lying)), 0);
+	ck_assert_uint_eq(id.ndesignators, 1);
+	ck_assert_uint_eq(id.designators[0].len, 0);
+	ck_assert_int_eq(identity_set_vpd83(&id, mixed, sizeof(mixed)), 0);
+	ck_assert_uint_eq(id.ndesignators, 1);
+	ck_assert_str_eq(id.designators[0].text, "vendor.abc");
+	ck_assert_int_eq(identity_set_vpd83(&id, not83, sizeof(not83)), -EINVAL);
+	ck_assert_int_eq(identity_set_vpd83(&id, not83, 2), -EINVAL);
+	ck_assert_int_eq(identity_set_vpd80(&id, empty80, sizeof(empty80)), -EINVAL);
+	ck_assert_int_eq(identity_set_vpd80(&id, blank80, sizeof(blank80)), -EINVAL);
+	ck_assert(!id.has_serial);
+}
+END_TEST
+
+START_TEST(serial_on_one_side)
+{
+	struct lun_identity a, b;
+	struct ghost_evidence ev;
+	static const uint8_t pg80[] = {0x00, 0x80, 0x00, 0x03, 'X', 'Y', 'Z'};
+
+	captured("sd-scsi2", "1:0:0:0", &a);
+	captured("sd-scsi2", "1:0:0:1", &b);
+	ck_assert_int_eq(identity_set_vpd80(&b, pg80, sizeof(pg80)), 0);
+	ghost_judge(&a, &b, &ev);
+	ck_assert_int_eq(ev.verdict, GHOST_DISTINCT);
+	ck_assert_str_eq(ev.rule, "serial-differs");
+	/* INQUIRY and serial identical, no designators: one unit. */
+	ck_assert_int_eq(identity_set_vpd80(&a, pg80, sizeof(pg80)), 0);
+	ghost_judge(&a, &b, &ev);
+	ck_assert_int_eq(ev.verdict, GHOST_SAME);
+	ck_assert(strstr(ev.text, "VPD 0x80 serial 'XYZ' identical"));
+	/* Without INQUIRY data nothing is decided. */
+	a.has_inquiry = false;
+	ghost_judge(&a, &b, &ev);
+	ck_assert_int_eq(ev.verdict, GHOST_UNKNOWN);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("identity");
+	TCase *tc = tcase_create("identity");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(tc, judge_captured, 0, sizeof(judge_cases) / sizeof(judge_cases[0]));
+	tcase_add_test(tc, vpd83_decoding);
+	tcase_add_test(tc, vpd_pages_broken);
+	tcase_add_test(tc, serial_on_one_side);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
