@@ -26,6 +26,8 @@
  * @lun0_present: LUN 0 answered as a device
  * @mask: the lunmask entries that apply to the target, or NULL: a LUN
  *	they refuse is skipped, whatever the method
+ * @attach_ghosts: a LUN that is another LUN of the target answering again
+ *	(ghost_judge()) does not end the scan
  */
 struct plan_input {
 	int scsi_level;
@@ -36,6 +38,7 @@ struct plan_input {
 	bool no_report_luns;
 	bool lun0_present;
 	const struct lunmask_set *mask;
+	bool attach_ghosts;
 };
 
 /**
@@ -60,12 +63,16 @@ enum plan_action_kind {
  * @lun: the LUN for PLAN_PROBE and PLAN_SKIP
  * @masked: for PLAN_SKIP, the lunmask policy refused the LUN (the apply
  *	loop also looks whether it is attached now)
+ * @ghosts: for PLAN_DONE, the scan ends on ghost LUNs: the apply loop
+ *	detaches what it attached besides the LUN the target was reached
+ *	through
  * @reason: why, for people (explain, logs)
  */
 struct plan_action {
 	enum plan_action_kind kind;
 	uint64_t lun;
 	bool masked;
+	bool ghosts;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -93,12 +100,17 @@ enum plan_outcome_kind {
  * @luns: for PLAN_OUT_REPORT_LUNS, the listed LUNs (Linux integers)
  * @count: how many
  * @why: for PLAN_OUT_FAILED, the error in words
+ * @ghost: for PLAN_OUT_PRESENT, the LUN was attached now and is another LUN
+ *	of the target answering again
+ * @ghost_of: that other LUN
  */
 struct plan_outcome {
 	enum plan_outcome_kind kind;
 	const uint64_t *luns;
 	size_t count;
 	const char *why;
+	bool ghost;
+	uint64_t ghost_of;
 };
 
 /**
@@ -127,6 +139,7 @@ struct plan {
 	uint64_t seq_next;
 	uint64_t seq_limit;
 	char limit_reason[PLAN_REASON_LEN];
+	uint64_t last_probe;
 };
 
 /**
@@ -145,8 +158,11 @@ void plan_init(struct plan *p, const struct plan_input *in);
  * Mirrors scsi_report_lun_scan() and scsi_sequential_lun_scan(), with the
  * quirk database instead of the kernel's table, and three differences on
  * purpose: nolun keeps a target at LUN 0 at every SCSI level, max_lun /
- * attach from the database are honoured, and a LUN the lunmask policy
- * refuses is skipped (before any quirk rule is looked at).
+ * attach from the database are honoured, a LUN the lunmask policy
+ * refuses is skipped (before any quirk rule is looked at), and a LUN that
+ * turns out to be another one answering again (a ghost) ends the scan of
+ * the target, which then keeps only the LUN it was reached through,
+ * unless @attach_ghosts.
  *
  * Return: 0, or -ENOMEM (copying a REPORT LUNS list).
  */

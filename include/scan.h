@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "discover.h"
+#include "identity.h"
 #include "inquiry.h"
 #include "lunmask.h"
 #include "plan.h"
@@ -84,6 +85,19 @@ struct lun_report {
 };
 
 /**
+ * struct ghost_report - a LUN whose identity repeats another LUN's
+ * @lun: the LUN
+ * @same_as: the LUN of the same target it repeats
+ * @evidence: the judgement (GHOST_SAME or GHOST_CONFLICT) and the fields
+ *	compared
+ */
+struct ghost_report {
+	uint64_t lun;
+	uint64_t same_as;
+	struct ghost_evidence evidence;
+};
+
+/**
  * struct target_report - what happened to one target
  * @addr: host, channel, id (lun unused)
  * @failed: the scan of this target did not finish
@@ -121,6 +135,13 @@ struct lun_report {
  * @luns: every LUN tried, skipped or removed, in order
  * @nluns: how many
  * @alloc: allocated entries of @luns
+ * @ghosts: LUNs attached by this scan whose identity repeats another LUN
+ *	of the target (ghost LUNs), or names another unit's name (conflicts)
+ * @nghosts: how many
+ * @ghost_stop: the scan stopped on a ghost LUN and detached what it had
+ *	attached besides the LUN the target was reached through: a failure
+ *	until the database or --attach-ghosts says how to scan the device
+ * @ghost_kept: with @ghost_stop, the LUN kept
  */
 struct target_report {
 	struct scsi_addr addr;
@@ -149,6 +170,10 @@ struct target_report {
 	struct lun_report *luns;
 	size_t nluns;
 	size_t alloc;
+	struct ghost_report *ghosts;
+	size_t nghosts;
+	bool ghost_stop;
+	uint64_t ghost_kept;
 };
 
 /**
@@ -200,6 +225,8 @@ struct scan_report {
  *	CLOCK_MONOTONIC (0: no bound); past it the host being scanned and
  *	every host after it fail
  * @deadline_ms: when @time_limit ends, in CLOCK_MONOTONIC milliseconds
+ * @attach_ghosts: attach LUNs whose identity repeats another LUN's (they
+ *	are still reported)
  */
 struct scan_options {
 	bool dry_run;
@@ -212,6 +239,7 @@ struct scan_options {
 	unsigned int target_timeout;
 	unsigned int time_limit;
 	uint64_t deadline_ms;
+	bool attach_ghosts;
 };
 
 /* Scan writes one target's scan may issue, and one host's. */

@@ -51,6 +51,9 @@ static void usage(FILE *f)
 	      "                         lists or the lunmask policy refuses; ones in use\n"
 	      "                         (mounted, held, open) are kept\n"
 	      "      --force            with --remove, delete them even when in use\n"
+	      "      --attach-ghosts    attach LUNs that repeat another LUN's identity\n"
+	      "                         (INQUIRY, VPD 0x80 and 0x83): by default the scan\n"
+	      "                         of such a target stops and keeps LUN 0 only\n"
 	      "      --json             print the result as JSON\n"
 	      "  -v, --verbose          one line per LUN\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path\n"
@@ -193,6 +196,17 @@ static void print_lun_failures(const struct scan_report *rep)
 		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
 			const struct target_report *t = &rep->hosts[i].targets[k];
 
+			if (t->ghost_stop)
+				fprintf(stderr, "scsi-scan: %u:%u:%u: ghost LUNs: LUN %" PRIu64
+					" repeats LUN %" PRIu64 " (%s); only LUN %" PRIu64
+					" kept (scsi-quirks suggest %u:%u:%u proposes an entry; "
+					"--attach-ghosts attaches them)\n",
+					t->addr.host, t->addr.channel, t->addr.id,
+					t->ghosts[t->nghosts - 1].lun,
+					t->ghosts[t->nghosts - 1].same_as,
+					t->ghosts[t->nghosts - 1].evidence.text, t->ghost_kept,
+					t->addr.host,
+					t->addr.channel, t->addr.id);
 			for (size_t j = 0; j < t->nluns; j++)
 				if (lun_report_failed(t, &t->luns[j]))
 					fprintf(stderr, "scsi-scan: %u:%u:%u:%" PRIu64 ": %s: %s\n",
@@ -295,12 +309,13 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 int main(int argc, char **argv)
 {
-	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
+	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_ATTACH_GHOSTS, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
 	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_TIME_LIMIT, OPT_WAIT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
@@ -347,6 +362,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			o.scan.force = true;
+			break;
+		case OPT_ATTACH_GHOSTS:
+			o.scan.attach_ghosts = true;
 			break;
 		case OPT_JSON:
 			o.json = true;

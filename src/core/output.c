@@ -404,7 +404,22 @@ static void target_line(FILE *f, const struct target_report *t)
 		fprintf(f, ", %zu kept in use", count_outcome(t, LUN_IN_USE));
 	if (count_failed(t))
 		fprintf(f, ", %zu failed", count_failed(t));
+	if (t->ghost_stop)
+		fprintf(f, ", GHOST LUNs: LUN %" PRIu64 " repeats LUN %" PRIu64 ", stopped",
+			t->ghosts[t->nghosts - 1].lun, t->ghosts[t->nghosts - 1].same_as);
 	fputc('\n', f);
+}
+
+/* One line per LUN whose identity repeats another's, with the evidence. */
+static void ghost_lines(FILE *f, const struct target_report *t, const char *indent)
+{
+	for (size_t g = 0; g < t->nghosts; g++) {
+		const struct ghost_report *gr = &t->ghosts[g];
+
+		fprintf(f, "%s%s: LUN %" PRIu64 " and LUN %" PRIu64 " (%s): %s\n", indent,
+			gr->evidence.verdict == GHOST_SAME ? "ghost" : "name conflict", gr->lun,
+			gr->same_as, gr->evidence.rule, gr->evidence.text);
+	}
 }
 
 void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
@@ -430,6 +445,8 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 				fprintf(f, "    reached: %s\n", t->reach_reason);
 			if (verbose && t->method_reason[0])
 				fprintf(f, "    how: %s\n", t->method_reason);
+			if (verbose || t->ghost_stop)
+				ghost_lines(f, t, "    ");
 			if (verbose)
 				lun_lines(f, t, "    ");
 		}
@@ -492,6 +509,7 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 					fprintf(f, " %" PRIu64, t->reported[l]);
 				fprintf(f, "%s\n", t->nreported > 64 ? " ..." : "");
 			}
+			ghost_lines(f, t, "  ");
 			lun_lines(f, t, "  ");
 			fprintf(f, "  end: %s\n", t->end_reason);
 		}
@@ -573,6 +591,29 @@ json_object *output_scan_json(const struct scan_report *rep)
 							      json_object_new_uint64(t->reported[l]));
 				json_object_object_add(to, "report_luns", rl);
 			}
+			if (t->nghosts) {
+				json_object *gl = json_object_new_array();
+
+				for (size_t g = 0; g < t->nghosts; g++) {
+					const struct ghost_report *gr = &t->ghosts[g];
+					json_object *go = json_object_new_object();
+
+					json_object_object_add(go, "lun",
+							       json_object_new_uint64(gr->lun));
+					json_object_object_add(go, "same_as",
+							       json_object_new_uint64(gr->same_as));
+					json_object_object_add(go, "verdict", output_json_string(
+						ghost_verdict_name(gr->evidence.verdict)));
+					json_object_object_add(go, "rule",
+							       output_json_string(gr->evidence.rule));
+					json_object_object_add(go, "evidence",
+							       output_json_string(gr->evidence.text));
+					json_object_array_add(gl, go);
+				}
+				json_object_object_add(to, "ghosts", gl);
+			}
+			json_object_object_add(to, "ghost_stop",
+					       json_object_new_boolean(t->ghost_stop));
 			for (size_t l = 0; l < t->nluns; l++) {
 				json_object *lo = json_object_new_object();
 

@@ -241,7 +241,24 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 	say(a->reason, "sequential scan%s", sparse ? " (sparselun: gaps allowed)" : "");
 }
 
-int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_action *next)
+/*
+ * A target that answers a LUN with a unit it already showed (the lie
+ * behind BLIST_NOLUN) would be attached 8 or 256 times over: the scan
+ * stops at the first such LUN.
+ */
+static bool ghost_stop(struct plan *p, const struct plan_outcome *last, struct plan_action *a)
+{
+	if (last->kind != PLAN_OUT_PRESENT || !last->ghost || p->in.attach_ghosts)
+		return false;
+	done(p, a, "");
+	say(a->reason, "LUN %llu is LUN %llu answering again (ghost LUNs): the scan stops, "
+		       "and only the LUN the target was reached through stays attached",
+	    (unsigned long long)p->last_probe, (unsigned long long)last->ghost_of);
+	a->ghosts = true;
+	return true;
+}
+
+static int step(struct plan *p, const struct plan_outcome *last, struct plan_action *next)
 {
 	static const struct plan_outcome none = { .kind = PLAN_OUT_NONE };
 	int r;
@@ -249,6 +266,9 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
 	if (!last)
 		last = &none;
 	memset(next, 0, sizeof(*next));
+	if ((p->state == ST_REPORT_LIST || p->state == ST_SEQUENTIAL) &&
+	    ghost_stop(p, last, next))
+		return 0;
 	switch (p->state) {
 	case ST_START:
 		decide(p, next);
@@ -281,4 +301,13 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
 		done(p, next, "done");
 		return 0;
 	}
+}
+
+int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_action *next)
+{
+	int r = step(p, last, next);
+
+	if (r == 0 && next->kind == PLAN_PROBE)
+		p->last_probe = next->lun;
+	return r;
 }

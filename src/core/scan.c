@@ -686,6 +686,155 @@ static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lu
 	return add_lun(t, lun, LUN_REMOVED, "%s%s", why, ctx->opt.force ? " (--force)" : "");
 }
 
+/*
+ * What the ghost check compares a new LUN with: the LUN the target was
+ * reached through, and the LUN attached last (so that a target whose LUNs
+ * 1-7 are one unit, or whose LUN numbers wrap, shows at once).
+ */
+struct ghost_watch {
+	struct lun_identity ref;
+	struct lun_identity prev;
+	uint64_t ref_lun;
+	uint64_t prev_lun;
+	bool has_ref;
+	bool has_prev;
+};
+
+/*
+ * A LUN's identity from the copies of INQUIRY and VPD pages 0x80 and 0x83
+ * the kernel keeps in sysfs (it reads the pages when it attaches a LUN
+ * that has them): no command is sent. With @against, the pages are read
+ * only when the INQUIRY data equals that of a LUN it holds: otherwise
+ * they cannot change the verdict.
+ */
+static int read_identity(const struct scan_ctx *ctx, const struct scsi_addr *a,
+			 const struct ghost_watch *against, struct lun_identity *id)
+{
+	uint8_t buf[1024];
+	char name[32];
+	int n;
+
+	memset(id, 0, sizeof(*id));
+	scsi_addr_format(a, name, sizeof(name));
+	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry", name);
+	if (n <= 0)
+		return n < 0 ? n : -ENODATA;
+	identity_set_inquiry(id, buf, (size_t)n);
+	if (against && !(against->has_ref && id->inquiry_len == against->ref.inquiry_len &&
+			 !memcmp(id->inquiry, against->ref.inquiry, id->inquiry_len)) &&
+	    !(against->has_prev && id->inquiry_len == against->prev.inquiry_len &&
+	      !memcmp(id->inquiry, against->prev.inquiry, id->inquiry_len)))
+		return 0;
+	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg80", name);
+	if (n > 0)
+		identity_set_vpd80(id, buf, (size_t)n);
+	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg83", name);
+	if (n > 0)
+		identity_set_vpd83(id, buf, (size_t)n);
+	return 0;
+}
+
+static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
+		     const struct ghost_evidence *ev)
+{
+	struct ghost_report *g = realloc(t->ghosts, (t->nghosts + 1) * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	t->ghosts = g;
+	g = &t->ghosts[t->nghosts++];
+	g->lun = lun;
+	g->same_as = same_as;
+	g->evidence = *ev;
+	return 0;
+}
+
+/*
+ * Judges a LUN this scan has just attached: @o is marked as a ghost when
+ * its identity repeats the reference LUN's or the last one's. An identity
+ * that cannot be read tells nothing.
+ */
+static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t,
+		       struct ghost_watch *w, uint64_t lun, struct plan_outcome *o)
+{
+	struct scsi_addr a = addr_of(t, lun);
+	const struct lun_identity *against[2];
+	uint64_t against_lun[2];
+	struct ghost_evidence ev;
+	struct lun_identity id;
+	size_t n = 0;
+
+	if (read_identity(ctx, &a, w, &id) < 0)
+		return 0;
+	if (!w->has_ref) {
+		w->ref = id;
+		w->ref_lun = lun;
+		w->has_ref = true;
+		return 0;
+	}
+	against[n] = &w->ref;
+	against_lun[n++] = w->ref_lun;
+	if (w->has_prev && w->prev_lun != w->ref_lun) {
+		against[n] = &w->prev;
+		against_lun[n++] = w->prev_lun;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ghost_judge(against[i], &id, &ev);
+		if (ev.verdict != GHOST_SAME && ev.verdict != GHOST_CONFLICT)
+			continue;
+		if (add_ghost(t, lun, against_lun[i], &ev) < 0)
+			return -ENOMEM;
+		o->ghost = ev.verdict == GHOST_SAME;
+		o->ghost_of = against_lun[i];
+		break;
+	}
+	w->prev = id;
+	w->prev_lun = lun;
+	w->has_prev = true;
+	return 0;
+}
+
+/*
+ * The scan stopped on ghost LUNs: the LUNs it attached, but for the one
+ * the target was reached through (@keep), go again.
+ */
+static void undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t keep)
+{
+	const struct ghost_report *g = &t->ghosts[t->nghosts - 1];
+
+	for (size_t i = 0; i < t->nluns; i++) {
+		struct lun_report *l = &t->luns[i];
+		struct scsi_addr a = addr_of(t, l->lun);
+		char held[256];
+		int r;
+
+		if (l->outcome != LUN_ATTACHED || l->lun == keep)
+			continue;
+		r = hs->ctx->opt.force ? 0 : device_in_use(hs->ctx->sys, &a, held, sizeof(held));
+		if (r != 0) {
+			l->outcome = LUN_IN_USE;
+			snprintf(l->reason, sizeof(l->reason), "the target shows ghost LUNs, but "
+							       "%s: kept (--force deletes it)", held);
+			continue;
+		}
+		r = sysfs_delete(hs->ctx->sys, &a);
+		if (r < 0) {
+			l->outcome = LUN_FAILED;
+			snprintf(l->reason, sizeof(l->reason), "could not detach it again: %s",
+				 strerror(-r));
+			continue;
+		}
+		l->outcome = LUN_DETACHED;
+		if (l->lun == g->lun)
+			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
+				 g->same_as, g->evidence.text);
+		else
+			snprintf(l->reason, sizeof(l->reason), "detached: the target shows ghost "
+				 "LUNs (LUN %" PRIu64 " repeats LUN %" PRIu64 ")", g->lun,
+				 g->same_as);
+	}
+}
+
 /* Entries that match LUN 0's wwid or serial are looked at once LUN 0 is
  * attached; without any, its VPD pages are not read. */
 static bool db_uses_identity(const struct quirk_db *db)
@@ -719,6 +868,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	bool lun0_only_to_reach = false, lun0_refused;
 	char lun0_why[PLAN_REASON_LEN], mask_why[PLAN_REASON_LEN];
 	struct lunmask_verdict v0;
+	struct ghost_watch gw = { 0 };
 	struct plan p;
 	int fd = -1, r;
 
@@ -743,6 +893,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.attach = t->target_attach;
 	in.max_luns = hs->max_luns;
 	in.no_report_luns = hs->usb;
+	in.attach_ghosts = ctx->opt.attach_ghosts;
 	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
 		t->addr.host, t->addr.channel, t->addr.id, 0 });
 
@@ -807,6 +958,11 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		goto cleanup;
 	}
 
+	if (!temporary && !ctx->opt.dry_run &&
+	    read_identity(ctx, &pa, NULL, &gw.ref) == 0) {
+		gw.ref_lun = t->probe_lun;
+		gw.has_ref = true;
+	}
 	plan_init(&p, &in);
 	for (;;) {
 		r = plan_step(&p, &o, &a);
@@ -815,6 +971,11 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		memset(&o, 0, sizeof(o));
 		if (a.kind == PLAN_DONE) {
 			snprintf(t->end_reason, sizeof(t->end_reason), "%s", a.reason);
+			if (a.ghosts) {
+				t->ghost_stop = true;
+				t->ghost_kept = gw.ref_lun;
+				undo_ghosts(hs, t, gw.ref_lun);
+			}
 			break;
 		}
 		if (a.kind == PLAN_REPORT_LUNS)
@@ -827,6 +988,10 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			o.kind = PLAN_OUT_PRESENT;
 		else
 			r = apply_probe(hs, t, a.lun, a.reason, &o);
+		if (r == 0 && o.kind == PLAN_OUT_PRESENT && t->nluns &&
+		    t->luns[t->nluns - 1].lun == a.lun &&
+		    t->luns[t->nluns - 1].outcome == LUN_ATTACHED)
+			r = watch_ghost(ctx, t, &gw, a.lun, &o);
 		if (r < 0)
 			break;
 		r = scan_bound(hs);
@@ -1438,7 +1603,7 @@ size_t scan_report_failures(const struct scan_report *rep)
 		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
 			const struct target_report *t = &rep->hosts[i].targets[k];
 
-			n += t->failed;
+			n += t->failed + t->ghost_stop;
 			for (size_t j = 0; j < t->nluns; j++)
 				n += lun_report_failed(t, &t->luns[j]);
 		}
@@ -1458,6 +1623,7 @@ void scan_report_free(struct scan_report *rep)
 			free(h->targets[k].reported);
 			free(h->targets[k].kernel_luns);
 			free(h->targets[k].kernel_kept);
+			free(h->targets[k].ghosts);
 		}
 		free(h->targets);
 	}

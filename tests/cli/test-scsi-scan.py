@@ -593,6 +593,93 @@ class Remove(ScanTest):
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
 
+class Ghosts(ScanTest):
+    """LUNs whose INQUIRY, VPD 0x80 and 0x83 repeat another LUN's: the scan
+    of the target stops and keeps the LUN it came through."""
+
+    def lus(self, target, luns, serial=None, naa=None, version=5):
+        out = ""
+        for n in luns:
+            extra = f" serial {serial(n) if callable(serial) else serial}" if serial else ""
+            extra += f" naa {naa(n) if callable(naa) else naa}" if naa else ""
+            out += f"lu 0:0:{target}:{n} vendor ACME model Ghost version {version}{extra}\n"
+        return out
+
+    def test_ghosts_stop_the_target(self):
+        t = self.tree("host 0 max_id 2 max_lun 49410\n" +
+                      self.lus(0, range(4), "GH01", "5000c500deadbe01") +
+                      self.lus(1, range(3), "SHARED", lambda n: f"5000c500000000{n:02x}"))
+        p = t.run("--json", rc=1)
+        r = json.loads(p.stdout)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached", 1: "detached"})
+        self.assertTrue(tgt["ghost_stop"])
+        g = tgt["ghosts"][0]
+        self.assertEqual((g["lun"], g["same_as"], g["verdict"], g["rule"]),
+                         (1, 0, "same-unit", "all-identical"))
+        self.assertIn("VPD 0x80 serial 'GH01' identical", g["evidence"])
+        self.assertIn("VPD 0x83 naa.5000c500deadbe01 identical", g["evidence"])
+        self.assertIn("ghost LUNs", tgt["end_reason"])
+        # one serial, distinct NAA designators: an array's LUNs, all attached
+        luns, tgt = self.lun_outcomes(r, "0:0:1")
+        self.assertEqual(luns, {0: "attached", 1: "attached", 2: "attached"})
+        self.assertFalse(tgt["ghost_stop"])
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:1:0", "0:0:1:1", "0:0:1:2"])
+        # LUNs 2 and 3 were never tried
+        self.assertNotIn("scan host0 0 0 2", t.commands())
+        p = t.run("0:0:0", rc=1)
+        self.assertIn("0:0:0: ghost LUNs: LUN 1 repeats LUN 0", p.stderr)
+        self.assertIn("scsi-quirks suggest 0:0:0", p.stderr)
+        self.assertIn("GHOST LUNs", p.stdout)
+
+    def test_attach_ghosts(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      self.lus(0, range(4), "GH01", "5000c500deadbe01"))
+        r = t.json("--attach-ghosts", rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {n: "attached" for n in range(4)})
+        self.assertFalse(tgt["ghost_stop"])
+        self.assertEqual([(g["lun"], g["same_as"]) for g in tgt["ghosts"]],
+                         [(1, 0), (2, 0), (3, 0)])
+
+    def test_sequential_wrap_and_each_other(self):
+        # SCSI-2, sequential: LUNs 1-3 are one unit, LUN 0 another
+        t = self.tree("host 0 max_id 1 max_lun 7\n" +
+                      self.lus(0, [0], "U0", "5000c50000000a00", version=2) +
+                      self.lus(0, [1, 2, 3], "U1", "5000c50000000a01", version=2))
+        r = t.json(rc=1)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached", 1: "detached", 2: "detached"})
+        self.assertEqual((tgt["ghosts"][0]["lun"], tgt["ghosts"][0]["same_as"]), (2, 1))
+        self.assertEqual(tgt["method"], "sequential")
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+    def test_name_conflict_is_reported_not_stopped(self):
+        # one NAA for two units whose serials differ (multipath would merge them)
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      self.lus(0, range(2), lambda n: f"S{n}", "5000c500deadbe01"))
+        r = t.json(rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached", 1: "attached"})
+        self.assertEqual(tgt["ghosts"][0]["verdict"], "name-conflict")
+        self.assertFalse(tgt["ghost_stop"])
+
+    def test_no_identity_decides_nothing(self):
+        # identical INQUIRY and nothing else: not enough evidence
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" + self.lus(0, range(3)))
+        r = t.json(rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(len(luns), 3)
+        self.assertNotIn("ghosts", tgt)
+
+    def test_explain_shows_evidence(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      self.lus(0, range(2), "GH01", "5000c500deadbe01"))
+        t.run(rc=1)
+        p = t.run("-v", "--attach-ghosts", rc=0)
+        self.assertIn("ghost: LUN 1 and LUN 0 (all-identical)", p.stdout)
+
+
 class Transports(ScanTest):
     """Hosts whose user_scan says yes to any channel and id, as FC, SAS and
     iSCSI do: targets come from the topology, and every scan ends."""

@@ -9,7 +9,8 @@
  *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
  *        [wlun refused] [delay_ms N]
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
- *      [wwid S] [serial S]   (the wwid and vpd_pg80 attributes)
+ *      [wwid S] [serial S] [naa HEX]   (the wwid, vpd_pg80 and vpd_pg83
+ *      attributes; naa: 16 hex digits of an NAA logical-unit designator)
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
@@ -61,7 +62,7 @@ struct lu {
 	uint64_t l;
 	int pdt, version, pq;
 	char vendor[9], model[17], rev[5];
-	char wwid[64], serial[32];
+	char wwid[64], serial[32], naa[17];
 	char mounted[64];
 	bool inquiry_fails;
 };
@@ -239,8 +240,10 @@ static void load(void)
 					snprintf(u->wwid, sizeof(u->wwid), "%s", v);
 				else if (strcmp(k, "serial") == 0)
 					snprintf(u->serial, sizeof(u->serial), "%s", v);
+				else if (strcmp(k, "naa") == 0 && strlen(v) == 16)
+					snprintf(u->naa, sizeof(u->naa), "%s", v);
 				else
-					die("lu: unknown key %s", k);
+					die("lu: unknown key %s (or a bad value)", k);
 			}
 		} else if (strcmp(tok, "report") == 0) {
 			struct report *r = &reports[nreports++];
@@ -406,6 +409,14 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 
 		memcpy(pg + 4, u->serial, strlen(u->serial));
 		put_file(dir, "vpd_pg80", pg, 4 + strlen(u->serial));
+	}
+	if (u->naa[0]) {
+		/* One designation descriptor: binary, logical unit, NAA. */
+		uint8_t pg[16] = { inq[0], 0x83, 0, 12, 0x01, 0x03, 0x00, 8 };
+
+		for (int i = 0; i < 8; i++)
+			sscanf(u->naa + 2 * i, "%2hhx", &pg[8 + i]);
+		put_file(dir, "vpd_pg83", pg, sizeof(pg));
 	}
 	snprintf(sub, sizeof(sub), "%s/scsi_generic", dir);
 	mkdir(sub, 0755);

@@ -507,6 +507,73 @@ START_TEST(plan_no_lun0)
 }
 END_TEST
 
+/*
+ * Ghost LUNs: LUNs from @ghost_from on are LUN 0 answering again; the plan
+ * ends at the first one unless attach_ghosts. Returns the LUNs attached and
+ * whether the end was a ghost stop.
+ */
+static char *run_ghost_plan(const struct plan_input *in, const struct fake_target *t,
+			    uint64_t ghost_from, bool *ret_stopped, char *ret_reason)
+{
+	static char out[256];
+	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
+	struct plan_action a;
+	struct plan p;
+	size_t used = snprintf(out, sizeof(out), "0");
+
+	plan_init(&p, in);
+	for (;;) {
+		ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+		memset(&o, 0, sizeof(o));
+		if (a.kind == PLAN_DONE)
+			break;
+		if (a.kind == PLAN_REPORT_LUNS) {
+			o.kind = PLAN_OUT_REPORT_LUNS;
+			o.luns = t->report;
+			o.count = t->nreport;
+		} else if (a.kind == PLAN_PROBE && is_present(t, a.lun)) {
+			o.kind = PLAN_OUT_PRESENT;
+			o.ghost = a.lun >= ghost_from;
+			o.ghost_of = 0;
+			used += snprintf(out + used, sizeof(out) - used, ",%llu",
+					 (unsigned long long)a.lun);
+		} else if (a.kind == PLAN_PROBE) {
+			o.kind = PLAN_OUT_ABSENT;
+		}
+	}
+	*ret_stopped = a.ghosts;
+	snprintf(ret_reason, PLAN_REASON_LEN, "%s", a.reason);
+	plan_free(&p);
+	return out;
+}
+
+START_TEST(plan_ghosts)
+{
+	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
+	struct plan_input in = base(SCSI_LEVEL_SPC_5);
+	char why[PLAN_REASON_LEN];
+	bool stopped;
+
+	/* REPORT LUNS lists 12; LUN 3 is LUN 0 again: nothing after it. */
+	ck_assert_str_eq(run_ghost_plan(&in, &t, 3, &stopped, why), "0,1,2,3");
+	ck_assert(stopped);
+	ck_assert_str_eq(why, "LUN 3 is LUN 0 answering again (ghost LUNs): the scan stops, "
+			      "and only the LUN the target was reached through stays attached");
+	/* sequential (SCSI-2): the same at LUN 1 */
+	in = base(SCSI_LEVEL_2);
+	ck_assert_str_eq(run_ghost_plan(&in, &t, 1, &stopped, why), "0,1");
+	ck_assert(stopped);
+	/* no ghost: the plan ends as always */
+	ck_assert_str_eq(run_ghost_plan(&in, &t, 100, &stopped, why), "0,1,2,3,4,5,6,7");
+	ck_assert(!stopped);
+	/* attach_ghosts: every LUN, whatever they repeat */
+	in = base(SCSI_LEVEL_SPC_5);
+	in.attach_ghosts = true;
+	ck_assert_str_eq(run_ghost_plan(&in, &t, 1, &stopped, why), "0,1,2,3,4,5,6,7,8,9,10,11");
+	ck_assert(!stopped);
+}
+END_TEST
+
 START_TEST(plan_reasons)
 {
 	struct plan_input in = base(SCSI_LEVEL_2);
@@ -583,6 +650,7 @@ int main(void)
 	tcase_add_test(tc, plan_database_settings);
 	tcase_add_test(tc, plan_no_lun0);
 	tcase_add_test(tc, plan_reasons);
+	tcase_add_test(tc, plan_ghosts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
