@@ -42,6 +42,15 @@ struct host_scan {
 	size_t writes;
 	size_t target_writes;
 	char stop_reason[160];
+	struct pending_detach *detach;
+	size_t ndetach;
+};
+
+/* A ghost LUN to detach when the host's scan is over: the report line it
+ * updates, by index (the arrays grow while the host is scanned). */
+struct pending_detach {
+	size_t target;
+	size_t line;
 };
 
 static uint64_t now_ms(void)
@@ -796,25 +805,55 @@ static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t,
 
 /*
  * The scan stopped on ghost LUNs: the LUNs it attached, but for the one
- * the target was reached through (@keep), go again.
+ * the target was reached through (@keep), go again when the host's scan
+ * is over. Not at once: with one LUN left on the host, every later probe
+ * of an empty id would make the kernel switch its tag set between one
+ * queue and shared tags, a queue freeze and an RCU grace period each.
  */
-static void undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t keep)
+static int undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t keep)
 {
 	const struct ghost_report *g = &t->ghosts[t->nghosts - 1];
 
 	for (size_t i = 0; i < t->nluns; i++) {
 		struct lun_report *l = &t->luns[i];
+		struct pending_detach *p;
+
+		if (l->outcome != LUN_ATTACHED || l->lun == keep)
+			continue;
+		p = realloc(hs->detach, (hs->ndetach + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		hs->detach = p;
+		hs->detach[hs->ndetach++] = (struct pending_detach){ t - hs->rep->targets, i };
+		l->outcome = LUN_DETACHED;
+		if (l->lun == g->lun)
+			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
+				 g->same_as, g->evidence.text);
+		else
+			snprintf(l->reason, sizeof(l->reason),
+				 "detached: the target shows ghost LUNs (LUN %" PRIu64
+				 " repeats LUN %" PRIu64 ")",
+				 g->lun, g->same_as);
+	}
+	return 0;
+}
+
+/* The detaches undo_ghosts() left for the end of the host's scan. */
+static void finish_detaches(struct host_scan *hs)
+{
+	for (size_t i = 0; i < hs->ndetach; i++) {
+		struct target_report *t = &hs->rep->targets[hs->detach[i].target];
+		struct lun_report *l = &t->luns[hs->detach[i].line];
 		struct scsi_addr a = addr_of(t, l->lun);
 		char held[256];
 		int r;
 
-		if (l->outcome != LUN_ATTACHED || l->lun == keep)
-			continue;
 		r = hs->ctx->opt.force ? 0 : device_in_use(hs->ctx->sys, &a, held, sizeof(held));
 		if (r != 0) {
 			l->outcome = LUN_IN_USE;
-			snprintf(l->reason, sizeof(l->reason), "the target shows ghost LUNs, but "
-							       "%s: kept (--force deletes it)", held);
+			snprintf(l->reason, sizeof(l->reason),
+				 "the target shows ghost LUNs, but %s: kept (--force deletes it)",
+				 held);
 			continue;
 		}
 		r = sysfs_delete(hs->ctx->sys, &a);
@@ -822,17 +861,11 @@ static void undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t 
 			l->outcome = LUN_FAILED;
 			snprintf(l->reason, sizeof(l->reason), "could not detach it again: %s",
 				 strerror(-r));
-			continue;
 		}
-		l->outcome = LUN_DETACHED;
-		if (l->lun == g->lun)
-			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
-				 g->same_as, g->evidence.text);
-		else
-			snprintf(l->reason, sizeof(l->reason), "detached: the target shows ghost "
-				 "LUNs (LUN %" PRIu64 " repeats LUN %" PRIu64 ")", g->lun,
-				 g->same_as);
 	}
+	free(hs->detach);
+	hs->detach = NULL;
+	hs->ndetach = 0;
 }
 
 /* Entries that match LUN 0's wwid or serial are looked at once LUN 0 is
@@ -974,7 +1007,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			if (a.ghosts) {
 				t->ghost_stop = true;
 				t->ghost_kept = gw.ref_lun;
-				undo_ghosts(hs, t, gw.ref_lun);
+				r = undo_ghosts(hs, t, gw.ref_lun);
 			}
 			break;
 		}
@@ -1487,6 +1520,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 			r = 0;
 	}
 out:
+	finish_detaches(&hs);
 	if (hs.scan_fd >= 0)
 		close(hs.scan_fd);
 	free(before);

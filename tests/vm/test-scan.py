@@ -48,10 +48,12 @@ class Scenario:
     says why we differ on purpose."""
 
     def __init__(self, name, sd=None, pairs=None, ours=None, kernel=None, why=None,
-                 pre="", post="", only=None, hba="virtio-scsi-pci"):
+                 pre="", post="", only=None, hba="virtio-scsi-pci", rc=0, says=()):
         self.name, self.sd, self.pairs, self.hba = name, sd, pairs, hba
         self.ours, self.kernel, self.why = ours, kernel, why
         self.pre, self.post, self.only = pre, post, only
+        # scsi-scan's exit status, and what its -v output must say
+        self.rc, self.says = rc, says
 
 
 def q(s):
@@ -102,6 +104,11 @@ SD = [
                                             "inq_product=NOATTACH",
              ours=set(), kernel=luns("0:0:0-2"),
              why="/etc/scsi-scan/quirks.d/50-local.conf sets attach = false"),
+    # scsi_debug cannot make LUNs indistinguishable (its serial and T10
+    # designator carry the LUN); uuid_ctl=2 gives every LUN one UUID.
+    Scenario("uuid-ctl-2-name-conflict", sd="scsi_level=5 max_luns=3 uuid_ctl=2",
+             says=("name conflict: LUN 1 and LUN 0 (name-conflict)",
+                   "VPD 0x80 serial '4000' differs from '4001'")),
 ]
 
 
@@ -123,6 +130,21 @@ QEMU = [
     Scenario("qemu-several-targets", pairs=[(0, 0, "QEMU", "T0", 5), (2, 0, "QEMU", "T2", 5),
                                             (2, 1, "QEMU", "T2", 5), (5, 3, "QEMU", "T5", 5),
                                             (5, 0, "QEMU", "T5", 5)]),
+    # One unit answering four LUNs: the same INQUIRY, serial and NAA.
+    Scenario("qemu-ghost-luns",
+             pairs=[(0, n, "QEMU", "GHOST", 5, "serial=GH0001,wwn=0x5000c500deadbe01")
+                    for n in range(4)],
+             ours=luns("0:0:0"), kernel=luns("0:0:0-3"), rc=1,
+             why="LUNs 1-3 repeat LUN 0's INQUIRY, VPD 0x80 serial and VPD 0x83 NAA "
+                 "(ghost LUNs): scsi-scan keeps LUN 0 and exits 1",
+             says=("and LUN 0 (all-identical)",
+                   "VPD 0x83 naa.5000c500deadbe01 identical",
+                   "VPD 0x80 serial 'GH0001' identical",
+                   "detached     ghost of LUN 0: INQUIRY identical")),
+    # One serial, distinct NAA designators: an array's LUNs, all attached.
+    Scenario("qemu-shared-serial",
+             pairs=[(0, n, "QEMU", "SHARED", 5, f"serial=SHARED01,wwn=0x5000c5000000be{n:02x}")
+                    for n in range(3)]),
 ]
 
 LOCAL_QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
@@ -164,11 +186,12 @@ def qemu_args(scenarios):
         for side in range(2):
             ctrl = f"vs{n}"
             args += ["-device", f"{s.hba},id={ctrl}"]
-            for i, (sid, lun, vendor, product, ver) in enumerate(s.pairs):
+            for i, (sid, lun, vendor, product, ver, *extra) in enumerate(s.pairs):
                 node = f"{ctrl}d{i}"
                 args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
                          "-device", f"scsi-hd,drive={node},bus={ctrl}.0,scsi-id={sid},lun={lun},"
-                                    f"vendor={vendor},product={product},scsi_version={ver}"]
+                                    f"vendor={vendor},product={product},scsi_version={ver}" +
+                                    "".join("," + e for e in extra)]
             n += 1
     return args
 
@@ -187,10 +210,14 @@ def qemu_script(scenarios):
 
 def check(scenarios, out):
     results = {m.group(1): m for m in vmlib.COMPARE_RESULT.finditer(out)}
-    logs = {}
+    # scsi-scan's -v output follows each scenario's @@R line
+    logs, current = {}, None
     for line in out.splitlines():
-        if line.startswith("@@L "):
-            logs.setdefault("last", []).append(line[4:])
+        m = vmlib.COMPARE_RESULT.match(line)
+        if m:
+            current = m.group(1)
+        elif line.startswith("@@L ") and current:
+            logs.setdefault(current, []).append(line[4:])
     failed = []
     for s in scenarios:
         m = results.get(s.name)
@@ -203,8 +230,12 @@ def check(scenarios, out):
         kflags = m.group(5).replace("+", " ")
         timing = f"kernel {int(m.group(6)) * 10} ms, scsi-scan {int(m.group(7)) * 10} ms"
         problems = []
-        if rc != 0:
-            problems.append(f"scsi-scan exited {rc}")
+        if rc != s.rc:
+            problems.append(f"scsi-scan exited {rc}, expected {s.rc}")
+        text = "\n".join(logs.get(s.name, []))
+        for want in s.says:
+            if want not in text:
+                problems.append(f"scsi-scan -v does not say '{want}':\n{text}")
         if s.ours is None:
             if ours != kernel:
                 problems.append(f"kernel attached {sorted(kernel)}, we attached {sorted(ours)}")
