@@ -21,6 +21,8 @@
  *	CHANGED": rescan its target
  * @SCSI_EVENT_INQUIRY_CHANGED: a LUN reported "INQUIRY DATA HAS CHANGED":
  *	match its quirks again
+ * @SCSI_EVENT_CAPACITY_CHANGED: a LUN reported "CAPACITY DATA HAS CHANGED"
+ *	(the kernel only passes it on): have it read the capacity again
  */
 enum scsi_event_kind {
 	SCSI_EVENT_NONE,
@@ -29,6 +31,7 @@ enum scsi_event_kind {
 	SCSI_EVENT_TARGET_ADD,
 	SCSI_EVENT_LUNS_CHANGED,
 	SCSI_EVENT_INQUIRY_CHANGED,
+	SCSI_EVENT_CAPACITY_CHANGED,
 };
 
 /**

@@ -119,6 +119,16 @@ json_object *output_sources_json(const struct quirk_match *m);
 void output_lun_ranges(const struct target_report *t, enum lun_outcome o, char *buf, size_t len);
 
 /**
+ * output_size() - a size in 512-byte sectors for people
+ * @sectors: the size, or negative for unknown
+ * @buf: output, e.g. "8.00 GiB" or "?"
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+char *output_size(int64_t sectors, char *buf, size_t len);
+
+/**
  * output_list_text() - an lsscsi-like listing
  * @f: where to print
  * @list: the devices
@@ -160,6 +170,22 @@ void output_explain_text(FILE *f, const struct scan_report *rep);
 json_object *output_scan_json(const struct scan_report *rep);
 
 struct lunmask_entry;
+struct resize_result;
+
+/**
+ * output_resize_text() - one line for a LUN rescanned for its capacity
+ * @f: where to print
+ * @r: the result
+ */
+void output_resize_text(FILE *f, const struct resize_result *r);
+
+/**
+ * output_resize_json() - a rescanned LUN as JSON
+ * @r: the result
+ * Return: an object with hctl, block, sectors_before, sectors_after,
+ * changed and error.
+ */
+json_object *output_resize_json(const struct resize_result *r);
 
 /**
  * output_lunmask_match() - what a lunmask entry matches, in words

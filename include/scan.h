@@ -44,6 +44,15 @@ struct selector {
 int selector_parse(const char *s, struct selector *ret);
 
 /**
+ * selector_match() - whether a selector names a device
+ * @sel: the selector
+ * @a: the device's H:C:T:L
+ *
+ * Return: true if every field of @sel is a wildcard or equals @a's.
+ */
+bool selector_match(const struct selector *sel, const struct scsi_addr *a);
+
+/**
  * enum lun_outcome - what happened to one LUN
  * @LUN_ATTACHED: attached now, and seen in sysfs afterwards
  * @LUN_PRESENT: was attached already; left alone

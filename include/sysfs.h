@@ -177,6 +177,18 @@ int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host);
 int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun);
 
 /**
+ * sysfs_device_write() - write one attribute of a device
+ * @ctx: the context
+ * @a: the device
+ * @attr: attribute name, e.g. "rescan"
+ * @value: what to write, e.g. "1\n"
+ *
+ * Return: 0 or a negative errno (the kernel's answer to the write).
+ */
+int sysfs_device_write(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *attr,
+		       const char *value);
+
+/**
  * sysfs_delete() - write to a device's delete file
  * @ctx: the context
  * @a: the device

@@ -15,6 +15,7 @@
 #include "luns.h"
 #include "output.h"
 #include "quirks.h"
+#include "resize.h"
 #include "scan.h"
 #include "sysfs.h"
 
@@ -35,6 +36,7 @@ static void free_marked(void)
 static void usage(FILE *f)
 {
 	fputs("Usage: scsi-scan [scan] [OPTIONS] [SELECTOR...]\n"
+	      "       scsi-scan --resize [--json] [SELECTOR...]\n"
 	      "       scsi-scan list [--json] [-v] [SELECTOR...]\n"
 	      "       scsi-scan explain SELECTOR\n"
 	      "\n"
@@ -54,6 +56,9 @@ static void usage(FILE *f)
 	      "      --attach-ghosts    attach LUNs that repeat another LUN's identity\n"
 	      "                         (INQUIRY, VPD 0x80 and 0x83): by default the scan\n"
 	      "                         of such a target stops and keeps LUN 0 only\n"
+	      "      --resize           attach nothing: have the kernel read the capacity\n"
+	      "                         of the attached LUNs again (their rescan file) and\n"
+	      "                         report which block devices changed size\n"
 	      "      --json             print the result as JSON\n"
 	      "  -v, --verbose          one line per LUN\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path\n"
@@ -81,6 +86,7 @@ static void usage(FILE *f)
 
 struct options {
 	bool json;
+	bool resize;
 	bool verbose;
 	const char **dirs;
 	size_t ndirs;
@@ -255,6 +261,53 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	return ret;
 }
 
+/* --resize: each attached LUN the selectors name, rescanned for its size. */
+static int cmd_resize(const struct options *o, struct sysfs_ctx *sys, struct selector *sel,
+		      int nsel)
+{
+	json_object *all = o->json ? json_object_new_array() : NULL;
+	size_t done = 0, changed = 0, failed = 0;
+
+	for (int i = 0; i < nsel; i++) {
+		struct scsi_addr *addrs = NULL;
+		size_t n = 0;
+		int r;
+
+		if (sel[i].host != SCAN_WILDCARD && !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
+			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
+			failed++;
+			continue;
+		}
+		r = sysfs_devices(sys, sel[i].host, &addrs, &n);
+		if (r < 0) {
+			fprintf(stderr, "scsi-scan: cannot list devices: %s\n", strerror(-r));
+			failed++;
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct resize_result rr;
+
+			if (!selector_match(&sel[i], &addrs[k]) ||
+			    lun_resize(sys, &addrs[k], &rr) < 0)
+				continue;
+			done++;
+			changed += resize_changed(&rr);
+			failed += rr.error != 0;
+			if (all)
+				json_object_array_add(all, output_resize_json(&rr));
+			else
+				output_resize_text(stdout, &rr);
+		}
+		free(addrs);
+	}
+	if (all)
+		print_json(all);
+	else
+		fprintf(stderr, "scsi-scan: %zu LUN(s) rescanned, %zu changed size, %zu failed\n",
+			done, changed, failed);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
 		    struct selector *sel, int nsel, bool explain)
 {
@@ -309,13 +362,14 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 int main(int argc, char **argv)
 {
-	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_ATTACH_GHOSTS, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
+	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_ATTACH_GHOSTS, OPT_RESIZE, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
 	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_TIME_LIMIT, OPT_WAIT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS },
+		{ "resize", no_argument, NULL, OPT_RESIZE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
@@ -365,6 +419,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ATTACH_GHOSTS:
 			o.scan.attach_ghosts = true;
+			break;
+		case OPT_RESIZE:
+			o.resize = true;
 			break;
 		case OPT_JSON:
 			o.json = true;
@@ -479,6 +536,10 @@ int main(int argc, char **argv)
 		fputs("scsi-scan: --force only goes with --remove\n", stderr);
 		goto out;
 	}
+	if (o.resize && (cmd != CMD_SCAN || o.scan.dry_run || o.scan.remove)) {
+		fputs("scsi-scan: --resize goes with --json and selectors only\n", stderr);
+		goto out;
+	}
 	if (parse_selectors(args, nargs, &sel, &nsel) < 0) {
 		nargs = 0;
 		goto out;
@@ -492,10 +553,13 @@ int main(int argc, char **argv)
 				     (uint64_t)o.scan.time_limit * 1000;
 	}
 	sys = sysfs_new(o.sysroot);
-	db = load_quirks(&o);
-	if (!sys || !db)
+	/* A rescan for the capacity needs no quirk database. */
+	db = o.resize ? NULL : load_quirks(&o);
+	if (!sys || (!db && !o.resize))
 		goto out;
-	if (cmd == CMD_LIST)
+	if (o.resize)
+		ret = cmd_resize(&o, sys, sel, nsel);
+	else if (cmd == CMD_LIST)
 		ret = cmd_list(&o, sys, db, sel, nsel);
 	else
 		ret = cmd_scan(&o, sys, db, sel, nsel, cmd == CMD_EXPLAIN);

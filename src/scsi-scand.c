@@ -30,6 +30,7 @@
 #include "monitor.h"
 #include "output.h"
 #include "quirks.h"
+#include "resize.h"
 #include "scan.h"
 #include "sgio.h"
 #include "sysfs.h"
@@ -83,8 +84,10 @@ struct db_ref {
 	int refs;
 };
 
+/* A unit attention of one LUN that asks for work other than a scan. */
 struct pending_lun {
 	struct scsi_addr addr;
+	enum scsi_event_kind kind;
 };
 
 struct host_state {
@@ -96,7 +99,7 @@ struct host_state {
 	bool want_remove;
 	struct { int channel, id; } targets[MAX_PENDING_TARGETS];
 	size_t ntargets;
-	struct scsi_addr luns[MAX_PENDING_LUNS];
+	struct pending_lun luns[MAX_PENDING_LUNS];
 	size_t nluns;
 	unsigned long scans;
 	uint64_t retry_at;
@@ -117,7 +120,7 @@ struct job {
 	bool remove;
 	struct { int channel, id; } targets[MAX_PENDING_TARGETS];
 	size_t ntargets;
-	struct scsi_addr luns[MAX_PENDING_LUNS];
+	struct pending_lun luns[MAX_PENDING_LUNS];
 	size_t nluns;
 	struct db_ref *db;
 };
@@ -135,6 +138,8 @@ struct daemon {
 	unsigned int max_workers;
 	int done_pipe[2];
 	bool remove;
+	bool attach_ghosts;
+	bool no_resize;
 	bool notify;
 	bool coldplug_done;
 	atomic_bool stopping;
@@ -359,6 +364,20 @@ static void log_report(const struct scan_report *rep)
 			if (!t->match.attach)
 				say(LOG_NOTICE, "%u:%u:%u: %s", t->addr.host, t->addr.channel,
 				    t->addr.id, t->end_reason);
+			for (size_t g = 0; g < t->nghosts; g++) {
+				const struct ghost_report *gr = &t->ghosts[g];
+				char kept[128] = "";
+
+				if (t->ghost_stop)
+					snprintf(kept, sizeof(kept), "; only LUN %" PRIu64 " of the "
+						 "target kept (see scsi-quirks suggest, or "
+						 "--attach-ghosts)", t->ghost_kept);
+				say(t->ghost_stop ? LOG_ERR : LOG_WARNING,
+				    "%u:%u:%u:%" PRIu64 ": %s LUN %" PRIu64 " (%s): %s%s", t->addr.host,
+				    t->addr.channel, t->addr.id, gr->lun,
+				    gr->evidence.verdict == GHOST_SAME ? "ghost of" : "same name as",
+				    gr->same_as, gr->evidence.rule, gr->evidence.text, kept);
+			}
 		}
 	}
 }
@@ -402,6 +421,34 @@ static void requery(struct job *j, const struct scsi_addr *a)
 	quirk_match_clear(&m);
 }
 
+/* CAPACITY DATA HAS CHANGED: the kernel only passes it on; a rescan makes
+ * sd read the capacity again. */
+static void resize(struct job *j, const struct scsi_addr *a)
+{
+	struct resize_result rr;
+	char name[32], before[32], after[32];
+
+	scsi_addr_format(a, name, sizeof(name));
+	if (lun_resize(j->d->sys, a, &rr) < 0) {
+		say(LOG_INFO, "%s: capacity data changed, but the LUN is gone", name);
+		return;
+	}
+	output_size(rr.before, before, sizeof(before));
+	output_size(rr.after, after, sizeof(after));
+	if (rr.error)
+		say(LOG_ERR, "%s: capacity data changed; the rescan failed: %s", name,
+		    strerror(-rr.error));
+	else if (!rr.block[0])
+		say(LOG_NOTICE, "%s: capacity data changed; rescanned (no block device)", name);
+	else if (resize_changed(&rr))
+		say(LOG_NOTICE, "%s: capacity data changed: %s resized from %" PRId64 " to %" PRId64
+				" sectors (%s to %s)",
+		    name, rr.block, rr.before, rr.after, before, after);
+	else
+		say(LOG_NOTICE, "%s: capacity data changed; %s still %" PRId64 " sectors (%s)", name,
+		    rr.block, rr.after, after);
+}
+
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -409,7 +456,8 @@ static void *worker(void *arg)
 		.sys = j->d->sys,
 		.db = j->db->db,
 		.opt = { .inquiry_timeout = 20, .report_luns_timeout = 30, .lock_wait = true,
-			 .remove = j->remove, .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+			 .remove = j->remove, .attach_ghosts = j->d->attach_ghosts,
+			 .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
 			 .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT },
 		.cancel = &j->d->stopping,
 	};
@@ -453,8 +501,12 @@ static void *worker(void *arg)
 		for (size_t k = 0; k < rep.hosts[i].ntargets; k++)
 			done.retry |= rep.hosts[i].targets[k].retry_later;
 	scan_report_free(&rep);
-	for (size_t i = 0; i < j->nluns; i++)
-		requery(j, &j->luns[i]);
+	for (size_t i = 0; i < j->nluns; i++) {
+		if (j->luns[i].kind == SCSI_EVENT_CAPACITY_CHANGED)
+			resize(j, &j->luns[i].addr);
+		else
+			requery(j, &j->luns[i].addr);
+	}
 	db_put(j->d, j->db);
 	if (write(j->d->done_pipe[1], &done, sizeof(done)) != sizeof(done))
 		say(LOG_ERR, "host%u: cannot report the end of a scan", j->host);
@@ -603,14 +655,33 @@ static void handle_event(struct daemon *d, const struct scsi_event *ev)
 		want_target(h, ev->channel, ev->id);
 		h->want_remove = true;
 		break;
-	case SCSI_EVENT_INQUIRY_CHANGED:
-		if (h->nluns < MAX_PENDING_LUNS) {
-			struct scsi_addr a = { ev->host, (unsigned int)ev->channel,
-					       (unsigned int)ev->id, ev->lun };
-
-			h->luns[h->nluns++] = a;
+	case SCSI_EVENT_CAPACITY_CHANGED:
+		if (d->no_resize) {
+			say(LOG_INFO, "%u:%d:%d:%" PRIu64 ": capacity data changed (not rescanned: "
+				      "--no-resize)", ev->host, ev->channel, ev->id, ev->lun);
+			return;
 		}
+		/* fall through */
+	case SCSI_EVENT_INQUIRY_CHANGED: {
+		struct pending_lun p = { { ev->host, (unsigned int)ev->channel, (unsigned int)ev->id,
+					   ev->lun }, ev->kind };
+		bool dup = false;
+
+		for (size_t i = 0; i < h->nluns && !dup; i++)
+			dup = h->luns[i].kind == p.kind && !scsi_addr_cmp(&h->luns[i].addr, &p.addr);
+		if (dup)
+			break;
+		if (h->nluns == MAX_PENDING_LUNS) {
+			say(LOG_WARNING, "%u:%d:%d:%" PRIu64 ": %s, but %d such events of host%u wait "
+					 "already: dropped", ev->host, ev->channel, ev->id, ev->lun,
+			    ev->kind == SCSI_EVENT_CAPACITY_CHANGED ? "capacity data changed" :
+								       "INQUIRY data changed",
+			    MAX_PENDING_LUNS, ev->host);
+			break;
+		}
+		h->luns[h->nluns++] = p;
 		break;
+	}
 	default:
 		return;
 	}
@@ -680,6 +751,10 @@ static void usage(FILE *f)
 	      "  -f, --foreground       stay in the foreground and log to stderr\n"
 	      "      --remove           on a LUN inventory change, delete LUNs the target no\n"
 	      "                         longer reports (never ones in use)\n"
+	      "      --attach-ghosts    attach LUNs that repeat another LUN's identity\n"
+	      "                         (by default the target keeps LUN 0 only)\n"
+	      "      --no-resize        on \"capacity data has changed\", log it but do not\n"
+	      "                         have the kernel read the capacity again\n"
 	      "      --max-workers N    hosts scanned at once, 1-1024 (default 16)\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path (repeatable)\n"
 	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path (tests)\n"
@@ -697,11 +772,13 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_REMOVE = 256, OPT_MAX_WORKERS, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_NO_MONITOR,
+	enum { OPT_REMOVE = 256, OPT_ATTACH_GHOSTS, OPT_NO_RESIZE, OPT_MAX_WORKERS, OPT_QUIRKS_DIR, OPT_SYSFS, OPT_NO_MONITOR,
 	       OPT_ONCE, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS },
+		{ "no-resize", no_argument, NULL, OPT_NO_RESIZE },
 		{ "max-workers", required_argument, NULL, OPT_MAX_WORKERS },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
@@ -730,6 +807,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REMOVE:
 			d.remove = true;
+			break;
+		case OPT_ATTACH_GHOSTS:
+			d.attach_ghosts = true;
+			break;
+		case OPT_NO_RESIZE:
+			d.no_resize = true;
 			break;
 		case OPT_MAX_WORKERS: {
 			unsigned long v;

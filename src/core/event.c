@@ -89,6 +89,8 @@ int scsi_event_classify(const char *action, const char *subsystem, const char *d
 			ev.kind = SCSI_EVENT_LUNS_CHANGED;
 		else if (eq(sdev_ua, "INQUIRY_DATA_HAS_CHANGED"))
 			ev.kind = SCSI_EVENT_INQUIRY_CHANGED;
+		else if (eq(sdev_ua, "CAPACITY_DATA_HAS_CHANGED"))
+			ev.kind = SCSI_EVENT_CAPACITY_CHANGED;
 		ev.host = h;
 		ev.channel = (int)c;
 		ev.id = (int)t;

@@ -11,6 +11,7 @@
 #include "inquiry.h"
 #include "lunmask.h"
 #include "output.h"
+#include "resize.h"
 
 size_t utf8_valid_prefix(const char *s, size_t len)
 {
@@ -102,6 +103,24 @@ char *output_escape(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+char *output_size(int64_t sectors, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)sectors / 2;
+	size_t u = 0;
+
+	if (sectors < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.2f %s", v, units[u]);
+	return buf;
+}
+
 static int read_int_attr(const struct sysfs_ctx *sys, const struct scsi_addr *a, const char *attr)
 {
 	char buf[32], *end;
@@ -111,14 +130,6 @@ static int read_int_attr(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		return -1;
 	v = strtol(buf, &end, 10);
 	return end == buf ? -1 : (int)v;
-}
-
-static bool selected(const struct selector *sel, const struct scsi_addr *a)
-{
-	return (sel->host == SCAN_WILDCARD || a->host == (unsigned int)sel->host) &&
-	       (sel->channel == SCAN_WILDCARD || a->channel == (unsigned int)sel->channel) &&
-	       (sel->id == SCAN_WILDCARD || a->id == (unsigned int)sel->id) &&
-	       (!sel->lun_set || a->lun == sel->lun);
 }
 
 int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
@@ -144,7 +155,7 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 		struct quirk_device dev;
 		char raw[64];
 
-		if (!selected(sel, &addrs[i]))
+		if (!selector_match(sel, &addrs[i]))
 			continue;
 		d->addr = addrs[i];
 		d->type = read_int_attr(sys, &addrs[i], "type");
@@ -744,5 +755,43 @@ json_object *output_lunmask_json(const struct lunmask_entry *e)
 	STR("reason", e->reason);
 #undef STR
 #undef NUM
+	return o;
+}
+
+void output_resize_text(FILE *f, const struct resize_result *r)
+{
+	char hctl[40], before[32], after[32];
+
+	scsi_addr_format(&r->addr, hctl, sizeof(hctl));
+	output_size(r->before, before, sizeof(before));
+	output_size(r->after, after, sizeof(after));
+	if (r->error)
+		fprintf(f, "%-14s %-6s FAILED: the rescan write: %s\n", hctl,
+			r->block[0] ? r->block : "-", strerror(-r->error));
+	else if (!r->block[0])
+		fprintf(f, "%-14s %-6s rescanned (no block device)\n", hctl, "-");
+	else if (resize_changed(r))
+		fprintf(f, "%-14s %-6s resized: %" PRId64 " -> %" PRId64 " sectors (%s -> %s)\n", hctl,
+			r->block, r->before, r->after, before, after);
+	else
+		fprintf(f, "%-14s %-6s unchanged: %" PRId64 " sectors (%s)\n", hctl, r->block,
+			r->after, after);
+}
+
+json_object *output_resize_json(const struct resize_result *r)
+{
+	json_object *o = json_object_new_object();
+	char hctl[40];
+
+	json_object_object_add(o, "hctl",
+			       output_json_string(scsi_addr_format(&r->addr, hctl, sizeof(hctl))));
+	json_object_object_add(o, "block", r->block[0] ? output_json_string(r->block) : NULL);
+	json_object_object_add(o, "sectors_before",
+			       r->before >= 0 ? json_object_new_int64(r->before) : NULL);
+	json_object_object_add(o, "sectors_after",
+			       r->after >= 0 ? json_object_new_int64(r->after) : NULL);
+	json_object_object_add(o, "changed", json_object_new_boolean(resize_changed(r)));
+	json_object_object_add(o, "error",
+			       r->error ? output_json_string(strerror(-r->error)) : NULL);
 	return o;
 }

@@ -79,3 +79,11 @@ int selector_parse(const char *s, struct selector *ret)
 	*ret = sel;
 	return 0;
 }
+
+bool selector_match(const struct selector *sel, const struct scsi_addr *a)
+{
+	return (sel->host == SCAN_WILDCARD || a->host == (unsigned int)sel->host) &&
+	       (sel->channel == SCAN_WILDCARD || a->channel == (unsigned int)sel->channel) &&
+	       (sel->id == SCAN_WILDCARD || a->id == (unsigned int)sel->id) &&
+	       (!sel->lun_set || a->lun == sel->lun);
+}

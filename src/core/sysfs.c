@@ -402,16 +402,22 @@ int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-int sysfs_delete(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
+int sysfs_device_write(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *attr,
+		       const char *value)
 {
 	char path[PATH_MAX], name[32];
 	int r;
 
-	r = sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s/delete",
-		       scsi_addr_format(a, name, sizeof(name)));
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s/%s",
+		       scsi_addr_format(a, name, sizeof(name)), attr);
 	if (r < 0)
 		return r;
-	return write_path(path, "1\n");
+	return write_path(path, value);
+}
+
+int sysfs_delete(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
+{
+	return sysfs_device_write(ctx, a, "delete", "1\n");
 }
 
 int sysfs_device_attr(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const char *attr,

@@ -680,6 +680,40 @@ class Ghosts(ScanTest):
         self.assertIn("ghost: LUN 1 and LUN 0 (all-identical)", p.stdout)
 
 
+class Resize(ScanTest):
+    """--resize: the rescan file of each attached LUN, sizes before and after."""
+
+    def test_resize_reports_changes(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5 sectors 8192 grows 16384\n"
+                      "lu 0:0:0:1 version 5 sectors 8192\n"
+                      "lu 0:0:0:2 version 5 pdt 1\n")
+        t.run(rc=0)
+        p = t.run("--resize", rc=0)
+        self.assertIn("0:0:0:0", p.stdout)
+        self.assertRegex(p.stdout, r"0:0:0:0 +sd\w +resized: 8192 -> 16384 sectors "
+                                   r"\(4\.00 MiB -> 8\.00 MiB\)")
+        self.assertRegex(p.stdout, r"0:0:0:1 +sd\w +unchanged: 8192 sectors")
+        self.assertRegex(p.stdout, r"0:0:0:2 +- +rescanned \(no block device\)")
+        self.assertIn("3 LUN(s) rescanned, 1 changed size, 0 failed", p.stderr)
+        self.assertEqual([c for c in t.commands() if c.startswith("rescan")],
+                         ["rescan 0:0:0:0", "rescan 0:0:0:1", "rescan 0:0:0:2"])
+        # nothing attached or detached by it
+        self.assertFalse([c for c in t.commands()[-3:] if c.startswith(("scan", "delete"))])
+
+    def test_resize_selector_and_json(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5 sectors 100\nlu 0:0:0:1 version 5 sectors 100 grows 300\n")
+        t.run(rc=0)
+        r = json.loads(t.run("--resize", "--json", "0:0:0:1", rc=0).stdout)
+        self.assertEqual(len(r), 1)
+        self.assertEqual((r[0]["hctl"], r[0]["sectors_before"], r[0]["sectors_after"],
+                          r[0]["changed"], r[0]["error"]), ("0:0:0:1", 100, 300, True, None))
+        t.run("--resize", "host7", rc=1)
+        t.run("--resize", "--dry-run", rc=2)
+        t.run("--resize", "list", rc=2)
+
+
 class Transports(ScanTest):
     """Hosts whose user_scan says yes to any channel and id, as FC, SAS and
     iSCSI do: targets come from the topology, and every scan ends."""

@@ -11,6 +11,8 @@
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
  *      [wwid S] [serial S] [naa HEX]   (the wwid, vpd_pg80 and vpd_pg83
  *      attributes; naa: 16 hex digits of an NAA logical-unit designator)
+ *      [sectors N] [grows N]   (a disk sdX of N sectors; a write to its
+ *      rescan file makes it the grows size, as a resized LUN)
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
@@ -31,6 +33,7 @@
  * "mounted" on PATH gets a disk sdX (240:16n) that is mounted there as soon
  * as it is attached, as an automounter or a stale fstab entry would do.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +66,7 @@ struct lu {
 	int pdt, version, pq;
 	char vendor[9], model[17], rev[5];
 	char wwid[64], serial[32], naa[17];
+	long long sectors, grows;
 	char mounted[64];
 	bool inquiry_fails;
 };
@@ -240,6 +244,10 @@ static void load(void)
 					snprintf(u->wwid, sizeof(u->wwid), "%s", v);
 				else if (strcmp(k, "serial") == 0)
 					snprintf(u->serial, sizeof(u->serial), "%s", v);
+				else if (strcmp(k, "sectors") == 0)
+					u->sectors = atoll(v);
+				else if (strcmp(k, "grows") == 0)
+					u->grows = atoll(v);
 				else if (strcmp(k, "naa") == 0 && strlen(v) == 16)
 					snprintf(u->naa, sizeof(u->naa), "%s", v);
 				else
@@ -354,16 +362,26 @@ static int next_sg(void)
 	}
 }
 
+/* The disk sdX of sg node @n under the device directory @dir. */
+static void make_disk(const char *dir, int n, long long sectors)
+{
+	char sub[PATH_MAX + 32], text[32];
+
+	snprintf(sub, sizeof(sub), "%s/block", dir);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/block/sd%c", dir, 'a' + n % 26);
+	mkdir(sub, 0755);
+	snprintf(text, sizeof(text), "%lld\n", sectors);
+	put_file(sub, "size", text, strlen(text));
+}
+
 static void mount_disk(const char *dir, int n, const char *where)
 {
 	char disk[16], sub[PATH_MAX + 32], text[PATH_MAX];
 	FILE *f;
 
 	snprintf(disk, sizeof(disk), "sd%c", 'a' + n % 26);
-	snprintf(sub, sizeof(sub), "%s/block", dir);
-	mkdir(sub, 0755);
-	snprintf(sub, sizeof(sub), "%s/block/%s", dir, disk);
-	mkdir(sub, 0755);
+	make_disk(dir, n, 0);
 	snprintf(sub, sizeof(sub), "%s/sys/class/block/%s", root, disk);
 	mkdir(sub, 0755);
 	snprintf(text, sizeof(text), "240:%d\n", 16 * n);
@@ -399,7 +417,10 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	put_file(dir, "state", "running\n", 8);
 	put_file(dir, "blacklist", "", 0);
 	put_file(dir, "delete", "", 0);
+	put_file(dir, "rescan", "", 0);
 	put_file(dir, "inquiry", inq, 96);
+	if (u->sectors)
+		make_disk(dir, n, u->sectors);
 	if (u->wwid[0]) {
 		snprintf(text, sizeof(text), "%s\n", u->wwid);
 		put_file(dir, "wwid", text, strlen(text));
@@ -552,6 +573,38 @@ static int fake_delete(const char *path, size_t n)
 	return (int)n;
 }
 
+/* A write to a device's rescan file: a LU that "grows" takes its new size. */
+static ssize_t fake_rescan(const char *path, size_t n)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 32], text[32];
+	unsigned int h, c, t;
+	const struct lu *u;
+	struct dirent *de;
+	uint64_t l;
+	DIR *d;
+
+	if (sscanf(path + strlen(root), "/sys/bus/scsi/devices/%u:%u:%u:%" SCNu64, &h, &c, &t, &l) !=
+	    4)
+		die("rescan of %s", path);
+	note("rescan %u:%u:%u:%" PRIu64, h, c, t, l);
+	u = find_lu(h, c, t, l);
+	if (!u || !u->grows)
+		return (ssize_t)n;
+	snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64 "/block", root, h,
+		 c, t, l);
+	d = opendir(dir);
+	if (!d)
+		return (ssize_t)n;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+			snprintf(text, sizeof(text), "%lld\n", u->grows);
+			put_file(sub, "size", text, strlen(text));
+		}
+	closedir(d);
+	return (ssize_t)n;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -579,6 +632,13 @@ ssize_t write(int fd, const void *buf, size_t n)
 			usleep(host->delay_ms * 1000);
 		pthread_mutex_lock(&lock);
 		len = fake_scan(h, buf, n);
+		pthread_mutex_unlock(&lock);
+		return len;
+	}
+	if (strncmp(path + rl, "/sys/bus/scsi/devices/", 22) == 0 &&
+	    strcmp(strrchr(path, '/'), "/rescan") == 0) {
+		pthread_mutex_lock(&lock);
+		len = fake_rescan(path, n);
 		pthread_mutex_unlock(&lock);
 		return len;
 	}

@@ -105,6 +105,34 @@ result events "received=$(grep -c 'event: ' /tmp/scand.log) lun-adds=$(grep -c '
 
 # RSS of the daemon after all that.
 result rss "$(grep VmRSS /proc/$PID/status | tr -s ' ')"
+
+# A LUN grows (scsi_debug's virtual_gb, 8 MiB -> 1 GiB): "capacity data has
+# changed" reaches the daemon through a unit attention, and it rescans.
+size_of() { cat /sys/bus/scsi/devices/$1/block/*/size 2>/dev/null; }
+wait_size() { # H:C:T:L size centiseconds
+	t0=$(uptime_cs)
+	while [ $(( $(uptime_cs) - t0 )) -lt $3 ]; do
+		[ "$(size_of $1)" = "$2" ] && { echo $(( $(uptime_cs) - t0 )); return; }
+		sleep 0.05
+	done
+	echo -1
+}
+L1=$HA:0:0:1; L2=$HA:0:0:2
+s0=$(size_of $L1)
+echo 1 > $SD/virtual_gb
+sg_turs /dev/$(ls /sys/bus/scsi/devices/$L1/scsi_generic) > /dev/null 2>&1
+t=$(wait_size $L1 2097152 1000)
+result capacity-daemon "before=$s0 after=$(size_of $L1) time=$t"
+grep 'capacity data changed' /tmp/scand.log | sed 's/^/@@C /'
+# The kernel alone: the daemon stopped, the unit attention changes nothing.
+kill $PID; wait $PID
+echo 2 > $SD/virtual_gb
+s0=$(size_of $L2)
+sg_turs /dev/$(ls /sys/bus/scsi/devices/$L2/scsi_generic) > /dev/null 2>&1
+udevadm settle -t 10; sleep 2
+result capacity-kernel "before=$s0 after=$(size_of $L2)"
+scsi-scan --resize $L2 > /tmp/resize.txt 2>&1; rc=$?
+result capacity-cli "rc=$rc after=$(size_of $L2) says=[$(grep $L2 /tmp/resize.txt)]"
 sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
 """
 
@@ -155,6 +183,22 @@ def main():
     check("events", 0 < received <= 120 and field("events", "lun-adds") == "0",
           f"events the daemon received: {res.get('events')} (the rule tags hosts, "
           f"transport targets and unit attentions; about 70 of those happen here)")
+    cap = res.get("capacity-daemon", "")
+    t = cs(field("capacity-daemon", "time"))
+    check("capacity-daemon", t >= 0 and field("capacity-daemon", "after") == "2097152" and
+          re.search(r"^@@C .*:0:0:1: capacity data changed: sd\w+ resized from 16384 to "
+                    r"2097152 sectors \(8\.00 MiB to 1\.00 GiB\)", out, re.M),
+          f"virtual_gb 1 and a unit attention: the daemon had the kernel read the capacity "
+          f"again in {t} ms ({cap})")
+    k = res.get("capacity-kernel", "")
+    check("capacity-kernel", field("capacity-kernel", "before") ==
+          field("capacity-kernel", "after") == "16384",
+          f"virtual_gb 2, daemon stopped: the kernel alone keeps the old size ({k})")
+    c = res.get("capacity-cli", "")
+    check("capacity-cli", field("capacity-cli", "rc") == "0" and
+          field("capacity-cli", "after") == "4194304" and
+          "resized: 16384 -> 4194304 sectors (8.00 MiB -> 2.00 GiB)" in c,
+          f"scsi-scan --resize: {c}")
     print(f"       daemon {res.get('rss', '?')}")
     return checks.finish(out, tail=200)
 
