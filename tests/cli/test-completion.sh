@@ -37,5 +37,13 @@ out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks ex)
 check has export "$out"
 out=$(complete_words "$src/completion/scsi-scand" _scsi_scand scsi-scand --max)
 check has --max-workers "$out"
+# Every option a program's --help names is completed and in its man page.
+for p in scsi-scan scsi-quirks scsi-scand; do
+	for opt in $("$dest/usr/bin/$p" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "$opt" "$src/completion/$p" || { echo "FAIL: $p $opt not completed"; fail=1; }
+		grep -qF -- "${opt//-/\\-}" "$src/man/$p.8" ||
+			{ echo "FAIL: $p $opt not in $p.8"; fail=1; }
+	done
+done
 [ $fail = 0 ] && echo "completion: ok"
 exit $fail
