@@ -28,6 +28,9 @@
  *	they refuse is skipped, whatever the method
  * @attach_ghosts: a LUN that is another LUN of the target answering again
  *	(ghost_judge()) does not end the scan
+ * @investigate: gather evidence about the device (scsi-quirks suggest): a
+ *	sequential scan goes on past gaps, and on a SCSI-2 target without
+ *	largelun to LUN 15, past the kernel's LUN 7
  */
 struct plan_input {
 	int scsi_level;
@@ -39,6 +42,7 @@ struct plan_input {
 	bool lun0_present;
 	const struct lunmask_set *mask;
 	bool attach_ghosts;
+	bool investigate;
 };
 
 /**

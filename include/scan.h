@@ -141,6 +141,8 @@ struct ghost_report {
  * @end_reason: why the scan of the target ended
  * @reported: REPORT LUNS list, if one was read
  * @nreported: its length
+ * @report_luns_failed: REPORT LUNS was sent and failed
+ * @report_luns_error: how, in words
  * @luns: every LUN tried, skipped or removed, in order
  * @nluns: how many
  * @alloc: allocated entries of @luns
@@ -151,6 +153,8 @@ struct ghost_report {
  *	attached besides the LUN the target was reached through: a failure
  *	until the database or --attach-ghosts says how to scan the device
  * @ghost_kept: with @ghost_stop, the LUN kept
+ * @unknown_identity: some LUNs compared had identical INQUIRY data and no
+ *	serial or designator (GHOST_UNKNOWN): nothing told them apart
  */
 struct target_report {
 	struct scsi_addr addr;
@@ -176,6 +180,8 @@ struct target_report {
 	char end_reason[PLAN_REASON_LEN];
 	uint64_t *reported;
 	size_t nreported;
+	bool report_luns_failed;
+	char report_luns_error[PLAN_REASON_LEN];
 	struct lun_report *luns;
 	size_t nluns;
 	size_t alloc;
@@ -183,6 +189,7 @@ struct target_report {
 	size_t nghosts;
 	bool ghost_stop;
 	uint64_t ghost_kept;
+	bool unknown_identity;
 };
 
 /**
@@ -236,6 +243,10 @@ struct scan_report {
  * @deadline_ms: when @time_limit ends, in CLOCK_MONOTONIC milliseconds
  * @attach_ghosts: attach LUNs whose identity repeats another LUN's (they
  *	are still reported)
+ * @investigate: gather evidence for scsi-quirks suggest: ghosts do not
+ *	stop the scan, LUNs attached before are compared too, sequential
+ *	scans go past gaps and past LUN 7 of SCSI-2 targets (plan_input), and
+ *	every LUN the scan attached is detached again when the host is done
  */
 struct scan_options {
 	bool dry_run;
@@ -249,6 +260,7 @@ struct scan_options {
 	unsigned int time_limit;
 	uint64_t deadline_ms;
 	bool attach_ghosts;
+	bool investigate;
 };
 
 /* Scan writes one target's scan may issue, and one host's. */

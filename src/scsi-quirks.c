@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "blist.h"
 #include "inquiry.h"
 #include "lunmask.h"
 #include "output.h"
 #include "quirks.h"
+#include "scan.h"
+#include "suggest.h"
 
 #define EXIT_USAGE 2
 #define DEV_FLAGS_MAX 255
@@ -23,6 +26,7 @@ struct options {
 	const char **dirs;
 	size_t ndirs;
 	const char *root;
+	const char *sysroot;
 	const char *vendor;
 	const char *model;
 	const char *revision;
@@ -65,12 +69,18 @@ static void usage(FILE *f)
 	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= values of a kernel\n"
 	      "                              command line (default /proc/cmdline) into\n"
 	      "                              lunmask entries that attach nothing else\n"
+	      "  suggest H:C:T               investigate a target (attach its LUNs, compare\n"
+	      "                              their identities, look past gaps and LUN 7,\n"
+	      "                              detach again) and propose an entry for it;\n"
+	      "                              exit 1 if nothing needs one\n"
 	      "\n"
 	      "Options:\n"
 	      "  --quirks-dir DIR            use DIR instead of the search path (repeatable,\n"
 	      "                              lowest precedence first)\n"
 	      "  --root DIR                  prefix every directory of the search path\n"
-	      "  --json                      JSON output (query, list, check)\n"
+	      "  --sysfs DIR                 suggest: root of every /sys, /dev, /proc and\n"
+	      "                              /run path (tests)\n"
+	      "  --json                      JSON output (query, list, check, suggest)\n"
 	      "  -q, --quiet                 check: print errors only\n"
 	      "  -h, --help                  this text\n"
 	      "  --version                   the version\n"
@@ -660,15 +670,129 @@ static int cmd_import(const struct options *o, char **args, int nargs)
 	return EXIT_SUCCESS;
 }
 
+/* The day a proposal is dated: SOURCE_DATE_EPOCH if set (reproducible
+ * output), else today. */
+static void today(char *buf, size_t len)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	time_t t = epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d", &tm))
+		snprintf(buf, len, "?");
+}
+
+static json_object *suggestion_json(const struct quirk_suggestion *s, const char *target,
+				    const char *entry)
+{
+	json_object *o = json_object_new_object(), *ev = json_object_new_array();
+
+	json_object_object_add(o, "target", output_json_string(target));
+	json_object_object_add(o, "vendor", output_json_string(s->vendor));
+	json_object_object_add(o, "model", output_json_string(s->model));
+	json_object_object_add(o, "revision", output_json_string(s->revision));
+	json_object_object_add(o, "flags", output_flags_json(s->flags));
+	json_object_object_add(o, "max_lun", s->max_lun >= 0 ? json_object_new_int64(s->max_lun) :
+							       NULL);
+	for (size_t i = 0; i < s->nevidence; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "rule", output_json_string(s->evidence[i].rule));
+		json_object_object_add(e, "proposes",
+				       json_object_new_boolean(s->evidence[i].proposes));
+		json_object_object_add(e, "text", output_json_string(s->evidence[i].text));
+		json_object_array_add(ev, e);
+	}
+	json_object_object_add(o, "evidence", ev);
+	json_object_object_add(o, "entry", entry ? output_json_string(entry) : NULL);
+	return o;
+}
+
+/* suggest H:C:T: an investigation scan of the target, then the proposal. */
+static int cmd_suggest(const struct options *o, char **args, int nargs)
+{
+	struct scan_ctx ctx = { .opt = { .inquiry_timeout = 20, .report_luns_timeout = 30,
+					 .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+					 .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT,
+					 .investigate = true } };
+	const struct target_report *t = NULL;
+	struct scan_report rep = { 0 };
+	struct quirk_suggestion sug;
+	struct sysfs_ctx *sys = NULL;
+	struct quirk_db *db = NULL;
+	struct selector sel;
+	char target[48], date[16], *entry = NULL;
+	int r, ret = EXIT_FAILURE;
+
+	if (nargs != 1 || selector_parse(args[0], &sel) < 0 || sel.host == SCAN_WILDCARD ||
+	    sel.channel == SCAN_WILDCARD || sel.id == SCAN_WILDCARD || sel.lun_set) {
+		fputs("scsi-quirks: suggest takes one target, H:C:T\n", stderr);
+		return EXIT_USAGE;
+	}
+	snprintf(target, sizeof(target), "%d:%d:%d", sel.host, sel.channel, sel.id);
+	sys = sysfs_new(o->sysroot);
+	db = load_for_answer(o);
+	if (!sys || !db)
+		goto out;
+	ctx.sys = sys;
+	ctx.db = db;
+	r = scan_selected(&ctx, &sel, &rep);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: %s: %s\n", target,
+			r == -ENODEV ? "no such host" : strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < rep.nhosts && !t; i++) {
+		if (rep.hosts[i].failed)
+			fprintf(stderr, "scsi-quirks: host%u: %s\n", rep.hosts[i].host,
+				rep.hosts[i].error);
+		if (rep.hosts[i].ntargets)
+			t = &rep.hosts[i].targets[0];
+	}
+	if (!t || !t->has_inquiry) {
+		fprintf(stderr, "scsi-quirks: %s: %s\n", target,
+			t && t->failed ? t->error : "no LUN of the target answered");
+		goto out;
+	}
+	if (quirk_suggest(t, &sug) < 0)
+		goto out;
+	today(date, sizeof(date));
+	if (quirk_suggestion_proposes(&sug) &&
+	    quirk_suggestion_text(&sug, target, date, &entry) < 0)
+		goto out;
+	if (o->json) {
+		json_object *j = suggestion_json(&sug, target, entry);
+
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else if (entry) {
+		fputs(entry, stdout);
+	} else {
+		printf("# scsi-quirks suggest %s: nothing to propose for '%s' '%s'\n", target,
+		       sug.vendor, sug.model);
+		for (size_t i = 0; i < sug.nevidence; i++)
+			printf("#   %s: %s\n", sug.evidence[i].rule, sug.evidence[i].text);
+	}
+	ret = entry ? EXIT_SUCCESS : EXIT_FAILURE;
+out:
+	free(entry);
+	scan_report_free(&rep);
+	quirk_db_free(db);
+	sysfs_free(sys);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_QUIRKS_DIR = 256, OPT_ROOT, OPT_VENDOR, OPT_MODEL, OPT_REVISION, OPT_TYPE,
+	enum { OPT_QUIRKS_DIR = 256, OPT_ROOT, OPT_SYSFS, OPT_VENDOR, OPT_MODEL, OPT_REVISION, OPT_TYPE,
 	       OPT_JSON, OPT_DEV_FLAGS, OPT_MODPROBE, OPT_CMDLINE, OPT_VERSION, OPT_DRIVER,
 	       OPT_CHANNEL, OPT_ID, OPT_PORT_NAME, OPT_HOST_PORT_NAME, OPT_SAS_ADDRESS,
 	       OPT_ISCSI_TARGET, OPT_ISCSI_TPGT, OPT_WWID, OPT_SERIAL, OPT_LUN };
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "vendor", required_argument, NULL, OPT_VENDOR },
 		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "revision", required_argument, NULL, OPT_REVISION },
@@ -717,6 +841,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_ROOT:
 			o.root = optarg;
+			break;
+		case OPT_SYSFS:
+			o.sysroot = optarg;
 			break;
 		case OPT_VENDOR:
 			o.vendor = optarg;
@@ -827,6 +954,8 @@ int main(int argc, char **argv)
 	cmd = argv[optind++];
 	if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(&o, argv + optind, argc - optind);
+	else if (strcmp(cmd, "suggest") == 0)
+		ret = cmd_suggest(&o, argv + optind, argc - optind);
 	else if (optind < argc && strcmp(cmd, "import") != 0)
 		ret = (fprintf(stderr, "scsi-quirks: unexpected argument '%s'\n", argv[optind]),
 		       EXIT_USAGE);

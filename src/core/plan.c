@@ -18,6 +18,7 @@ enum state {
 	ST_REPORT_WAIT,
 	ST_REPORT_LIST,
 	ST_SEQUENTIAL,
+	ST_UNLISTED,
 	ST_DONE,
 };
 
@@ -81,7 +82,12 @@ static void start_sequential(struct plan *p, const char *why)
 		limit = 5;
 		what = "max5lun";
 	}
-	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_LARGELUN)) {
+	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_LARGELUN) && in->investigate) {
+		if (limit > 16) {
+			limit = 16;
+			what = "investigation: LUNs 8-15 of a SCSI-2 target too, past the kernel's 7";
+		}
+	} else if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_LARGELUN)) {
 		if (limit > 8) {
 			limit = 8;
 			what = "a SCSI-2 or older target without largelun has LUNs 0-7";
@@ -181,6 +187,34 @@ static bool masked(const struct plan *p, uint64_t lun, struct plan_action *a)
 	return true;
 }
 
+static bool listed(const struct plan *p, uint64_t lun)
+{
+	for (size_t i = 0; i < p->count; i++)
+		if (p->luns[i] == lun)
+			return true;
+	return false;
+}
+
+/* Investigation: LUNs 1-7 that REPORT LUNS left out, to see whether it lies. */
+static void next_unlisted(struct plan *p, struct plan_action *a)
+{
+	while (p->seq_next < 8) {
+		uint64_t lun = p->seq_next++;
+
+		if (listed(p, lun))
+			continue;
+		if (masked(p, lun, a))
+			return;
+		a->kind = PLAN_PROBE;
+		a->lun = lun;
+		say(a->reason, "investigation: LUN %llu, which REPORT LUNS did not list",
+		    (unsigned long long)lun);
+		return;
+	}
+	done(p, a, "every LUN REPORT LUNS listed was tried, and LUNs 1-7 it did not list "
+		   "(investigation)");
+}
+
 static void next_listed(struct plan *p, struct plan_action *a)
 {
 	while (p->next < p->count) {
@@ -201,13 +235,19 @@ static void next_listed(struct plan *p, struct plan_action *a)
 		say(a->reason, "listed by REPORT LUNS");
 		return;
 	}
+	if (p->in.investigate) {
+		p->state = ST_UNLISTED;
+		p->seq_next = 1;
+		next_unlisted(p, a);
+		return;
+	}
 	done(p, a, "every LUN REPORT LUNS listed was tried");
 }
 
 static void next_sequential(struct plan *p, const struct plan_outcome *last,
 			    struct plan_action *a)
 {
-	bool sparse = p->in.flags & BLIST_SPARSELUN;
+	bool sparse = (p->in.flags & BLIST_SPARSELUN) || p->in.investigate;
 
 	if (p->seq_next > 1 || last->kind != PLAN_OUT_NONE) {
 		if (last->kind == PLAN_OUT_LIMIT) {
@@ -238,7 +278,10 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 	}
 	a->kind = PLAN_PROBE;
 	a->lun = p->seq_next++;
-	say(a->reason, "sequential scan%s", sparse ? " (sparselun: gaps allowed)" : "");
+	say(a->reason, "sequential scan%s",
+	    !sparse		 ? "" :
+	    p->in.investigate ? " (investigation: past gaps)" :
+				 " (sparselun: gaps allowed)");
 }
 
 /*
@@ -266,7 +309,8 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 	if (!last)
 		last = &none;
 	memset(next, 0, sizeof(*next));
-	if ((p->state == ST_REPORT_LIST || p->state == ST_SEQUENTIAL) &&
+	if ((p->state == ST_REPORT_LIST || p->state == ST_SEQUENTIAL ||
+	     p->state == ST_UNLISTED) &&
 	    ghost_stop(p, last, next))
 		return 0;
 	switch (p->state) {
@@ -296,6 +340,9 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 		return 0;
 	case ST_SEQUENTIAL:
 		next_sequential(p, last, next);
+		return 0;
+	case ST_UNLISTED:
+		next_unlisted(p, next);
 		return 0;
 	default:
 		done(p, next, "done");

@@ -567,6 +567,8 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 	}
 	if (r != 0) {
 		snprintf(why, why_len, "%s", r > 0 ? err.text : strerror(-r));
+		t->report_luns_failed = true;
+		snprintf(t->report_luns_error, sizeof(t->report_luns_error), "%s", why);
 		return 0;
 	}
 	free(t->reported);
@@ -577,6 +579,8 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 		return r;
 	if (r < 0) {
 		snprintf(why, why_len, "malformed response");
+		t->report_luns_failed = true;
+		snprintf(t->report_luns_error, sizeof(t->report_luns_error), "%s", why);
 		return 0;
 	}
 	o->kind = PLAN_OUT_REPORT_LUNS;
@@ -698,7 +702,9 @@ static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lu
 /*
  * What the ghost check compares a new LUN with: the LUN the target was
  * reached through, and the LUN attached last (so that a target whose LUNs
- * 1-7 are one unit, or whose LUN numbers wrap, shows at once).
+ * 1-7 are one unit, or whose LUN numbers wrap, shows at once). An
+ * investigation (@all) keeps every LUN it saw, so that each repeat is
+ * found, not only the first.
  */
 struct ghost_watch {
 	struct lun_identity ref;
@@ -707,7 +713,34 @@ struct ghost_watch {
 	uint64_t prev_lun;
 	bool has_ref;
 	bool has_prev;
+	bool all;
+	struct lun_identity *seen;
+	uint64_t *seen_lun;
+	size_t nseen;
 };
+
+/* Investigations of targets with more LUNs compare with the first ones. */
+#define GHOST_SEEN_MAX 4096
+
+static int remember(struct ghost_watch *w, const struct lun_identity *id, uint64_t lun)
+{
+	struct lun_identity *s;
+	uint64_t *l;
+
+	if (!w->all || w->nseen == GHOST_SEEN_MAX)
+		return 0;
+	s = realloc(w->seen, (w->nseen + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	w->seen = s;
+	l = realloc(w->seen_lun, (w->nseen + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	w->seen_lun = l;
+	w->seen[w->nseen] = *id;
+	w->seen_lun[w->nseen++] = lun;
+	return 0;
+}
 
 /*
  * A LUN's identity from the copies of INQUIRY and VPD pages 0x80 and 0x83
@@ -760,47 +793,46 @@ static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
 
 /*
  * Judges a LUN this scan has just attached: @o is marked as a ghost when
- * its identity repeats the reference LUN's or the last one's. An identity
- * that cannot be read tells nothing.
+ * its identity repeats the reference LUN's or the last one's (or, in an
+ * investigation, any earlier one's). An identity that cannot be read
+ * tells nothing.
  */
 static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t,
 		       struct ghost_watch *w, uint64_t lun, struct plan_outcome *o)
 {
 	struct scsi_addr a = addr_of(t, lun);
-	const struct lun_identity *against[2];
-	uint64_t against_lun[2];
 	struct ghost_evidence ev;
 	struct lun_identity id;
-	size_t n = 0;
+	size_t n = w->all ? w->nseen : 2;
 
-	if (read_identity(ctx, &a, w, &id) < 0)
+	if (read_identity(ctx, &a, w->all ? NULL : w, &id) < 0)
 		return 0;
 	if (!w->has_ref) {
 		w->ref = id;
 		w->ref_lun = lun;
 		w->has_ref = true;
-		return 0;
-	}
-	against[n] = &w->ref;
-	against_lun[n++] = w->ref_lun;
-	if (w->has_prev && w->prev_lun != w->ref_lun) {
-		against[n] = &w->prev;
-		against_lun[n++] = w->prev_lun;
+		return remember(w, &id, lun);
 	}
 	for (size_t i = 0; i < n; i++) {
-		ghost_judge(against[i], &id, &ev);
+		const struct lun_identity *against = w->all ? &w->seen[i] : i ? &w->prev : &w->ref;
+		uint64_t against_lun = w->all ? w->seen_lun[i] : i ? w->prev_lun : w->ref_lun;
+
+		if (!w->all && i == 1 && (!w->has_prev || w->prev_lun == w->ref_lun))
+			break;
+		ghost_judge(against, &id, &ev);
+		t->unknown_identity |= ev.verdict == GHOST_UNKNOWN;
 		if (ev.verdict != GHOST_SAME && ev.verdict != GHOST_CONFLICT)
 			continue;
-		if (add_ghost(t, lun, against_lun[i], &ev) < 0)
+		if (add_ghost(t, lun, against_lun, &ev) < 0)
 			return -ENOMEM;
 		o->ghost = ev.verdict == GHOST_SAME;
-		o->ghost_of = against_lun[i];
+		o->ghost_of = against_lun;
 		break;
 	}
 	w->prev = id;
 	w->prev_lun = lun;
 	w->has_prev = true;
-	return 0;
+	return remember(w, &id, lun);
 }
 
 /*
@@ -838,7 +870,34 @@ static int undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t k
 	return 0;
 }
 
-/* The detaches undo_ghosts() left for the end of the host's scan. */
+/*
+ * An investigation leaves the host as it found it: what it attached goes
+ * again when the host's scan is over.
+ */
+static int undo_investigation(struct host_scan *hs, struct target_report *t)
+{
+	for (size_t i = 0; i < t->nluns; i++) {
+		struct lun_report *l = &t->luns[i];
+		struct pending_detach *p;
+		size_t used;
+
+		if (l->outcome != LUN_ATTACHED)
+			continue;
+		p = realloc(hs->detach, (hs->ndetach + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		hs->detach = p;
+		hs->detach[hs->ndetach++] = (struct pending_detach){ t - hs->rep->targets, i };
+		l->outcome = LUN_DETACHED;
+		used = strlen(l->reason);
+		snprintf(l->reason + used, sizeof(l->reason) - used,
+			 "%s; attached for the investigation, detached again", used ? "" : "answered");
+	}
+	return 0;
+}
+
+/* The detaches undo_ghosts() and undo_investigation() left for the end of
+ * the host's scan. */
 static void finish_detaches(struct host_scan *hs)
 {
 	for (size_t i = 0; i < hs->ndetach; i++) {
@@ -926,7 +985,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.attach = t->target_attach;
 	in.max_luns = hs->max_luns;
 	in.no_report_luns = hs->usb;
-	in.attach_ghosts = ctx->opt.attach_ghosts;
+	in.attach_ghosts = ctx->opt.attach_ghosts || ctx->opt.investigate;
+	in.investigate = ctx->opt.investigate;
 	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
 		t->addr.host, t->addr.channel, t->addr.id, 0 });
 
@@ -991,10 +1051,14 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		goto cleanup;
 	}
 
+	gw.all = ctx->opt.investigate;
 	if (!temporary && !ctx->opt.dry_run &&
 	    read_identity(ctx, &pa, NULL, &gw.ref) == 0) {
 		gw.ref_lun = t->probe_lun;
 		gw.has_ref = true;
+		r = remember(&gw, &gw.ref, gw.ref_lun);
+		if (r < 0)
+			goto out;
 	}
 	plan_init(&p, &in);
 	for (;;) {
@@ -1023,7 +1087,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = apply_probe(hs, t, a.lun, a.reason, &o);
 		if (r == 0 && o.kind == PLAN_OUT_PRESENT && t->nluns &&
 		    t->luns[t->nluns - 1].lun == a.lun &&
-		    t->luns[t->nluns - 1].outcome == LUN_ATTACHED)
+		    (t->luns[t->nluns - 1].outcome == LUN_ATTACHED ||
+		     (ctx->opt.investigate && t->luns[t->nluns - 1].outcome == LUN_PRESENT)))
 			r = watch_ghost(ctx, t, &gw, a.lun, &o);
 		if (r < 0)
 			break;
@@ -1047,6 +1112,8 @@ cleanup: {
 	if (r == 0)
 		r = r2;
 }
+	if (ctx->opt.investigate && !ctx->opt.dry_run && r == 0)
+		r = undo_investigation(hs, t);
 	if (temporary || lun0_only_to_reach) {
 		int r2 = detach(hs, t, t->probe_lun,
 				temporary    ? "the REPORT LUNS well-known LUN, attached only to "
@@ -1059,6 +1126,8 @@ cleanup: {
 			r = r2;
 	}
 out:
+	free(gw.seen);
+	free(gw.seen_lun);
 	sgio_close(fd);
 	return r == -ENOMEM || r == -ECANCELED ? r : 0;
 }

@@ -35,6 +35,10 @@ out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks quer
 check has --vendor "$out"
 out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks ex)
 check has export "$out"
+out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks su)
+check has suggest "$out"
+out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks suggest --j)
+check has --json "$out"
 out=$(complete_words "$src/completion/scsi-scand" _scsi_scand scsi-scand --max)
 check has --max-workers "$out"
 # Every option a program's --help names is completed and in its man page.

@@ -13,7 +13,7 @@ import tempfile
 import time
 import unittest
 
-SCAN, FAKE, QUIRKS = sys.argv[1:4]
+SCAN, FAKE, QUIRKS, QUIRKS_TOOL = sys.argv[1:5]
 
 
 class Tree:
@@ -82,6 +82,21 @@ class Tree:
 
     def json(self, *args, **kw):
         return json.loads(self.run("--json", *args, **kw).stdout)
+
+    def quirks(self, *args, rc=None, quirks=(QUIRKS,)):
+        """scsi-quirks on the tree (suggest scans through the fake kernel)."""
+        env = dict(os.environ, FAKE_KERNEL_ROOT=self.root, FAKE_KERNEL_SCRIPT=self.script,
+                   FAKE_KERNEL_LOG=self.log, LD_PRELOAD=FAKE, SOURCE_DATE_EPOCH="1764806400")
+        qargs = []
+        for q in quirks:
+            qargs += ["--quirks-dir", q]
+        p = subprocess.run([QUIRKS_TOOL, "--sysfs", self.root, *qargs, *args], env=env,
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode < 0 or "fake-kernel:" in p.stderr:
+            raise AssertionError(f"crashed or unexpected command: {p.stderr}")
+        if rc is not None and p.returncode != rc:
+            raise AssertionError(f"exit {p.returncode}, expected {rc}\n{p.stdout}\n{p.stderr}")
+        return p
 
     def devices(self):
         return sorted(os.listdir(os.path.join(self.root, "sys/bus/scsi/devices")),
@@ -712,6 +727,118 @@ class Resize(ScanTest):
         t.run("--resize", "host7", rc=1)
         t.run("--resize", "--dry-run", rc=2)
         t.run("--resize", "list", rc=2)
+
+
+class Suggest(ScanTest):
+    """scsi-quirks suggest: an investigation of one target, and an entry
+    that scsi-quirks check accepts and that makes the next scan right."""
+
+    def lus(self, luns, serial=None, naa=None, version=5, target=0):
+        return Ghosts.lus(self, target, luns, serial, naa, version)
+
+    def apply(self, t, entry, target="0:0:0"):
+        """The proposal checked, then used for a fresh scan of the target."""
+        d = tempfile.mkdtemp(prefix="suggested-")
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "60-suggested.conf"), "w") as f:
+            f.write(entry)
+        p = subprocess.run([QUIRKS_TOOL, "check", d], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr + entry)
+        for dev in t.devices():
+            shutil.rmtree(os.path.join(t.root, "sys/bus/scsi/devices", dev))
+        return t.json(target, quirks=(QUIRKS, d))
+
+    def test_ghosts_propose_nolun(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      self.lus(range(4), "GH01", "5000c500deadbe01"))
+        t.run(rc=1)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+        p = t.quirks("suggest", "0:0:0", rc=0)
+        entry = p.stdout
+        self.assertIn('vendor = "ACME"', entry)
+        self.assertIn('model = "Ghost"', entry)
+        self.assertIn('flags = { "nolun" }', entry)
+        self.assertIn("#   ghost-luns: LUNs 1-3 answer as LUN 0 again", entry)
+        self.assertIn("scsi-quirks suggest 0:0:0, 2025-12-04: ghost-luns:", entry)
+        self.assertIn("VPD 0x83 naa.5000c500deadbe01 identical", entry)
+        # the investigation left the host as it found it
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+        r = self.apply(t, entry)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached"})
+        self.assertEqual(tgt["quirks"]["flags"], ["nolun"])
+        self.assertFalse(tgt["ghost_stop"])
+
+    def test_wrap_proposes_max_lun(self):
+        # a SCSI-2 device that decodes two bits of the LUN: 4-7 are 0-3 again
+        t = self.tree("host 0 max_id 1 max_lun 15\n" + "".join(
+            f"lu 0:0:0:{n} vendor ACME model Wrap version 2 serial W{n % 4} "
+            f"naa 5000c5000000aa{n % 4:02x}\n" for n in range(8)))
+        entry = t.quirks("suggest", "0:0:0", rc=0).stdout
+        self.assertIn("max_lun = 3", entry)
+        self.assertIn("ghost-wrap: LUNs 0-3 are distinct, LUNs 4-7 repeat them", entry)
+        self.assertEqual(t.devices(), [])
+        r = self.apply(t, entry)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(sorted(luns), [0, 1, 2, 3])
+
+    def test_report_luns_fails(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\nreport 0:0:0 fail\n" +
+                      self.lus(range(3)))
+        entry = t.quirks("suggest", "0:0:0", rc=0).stdout
+        self.assertIn('flags = { "noreportlun" }', entry)
+        self.assertIn("report-luns-fails: REPORT LUNS failed (", entry)
+        self.assertIn("on a device that claims SPC-3", entry)
+
+    def test_report_luns_lies_and_gaps(self):
+        # REPORT LUNS names 0 and 1; 3 answers too, 2 does not
+        t = self.tree("host 0 max_id 1 max_lun 49410\nreport 0:0:0 list 0,1\n" +
+                      self.lus([0, 1, 3]))
+        entry = t.quirks("suggest", "0:0:0", rc=0).stdout
+        self.assertIn('flags = { "sparselun", "noreportlun" }', entry)
+        self.assertIn("report-luns-lies: REPORT LUNS listed 2 LUN(s), but LUNs 3", entry)
+        self.assertIn("gaps: LUNs up to 3 answer with gaps", entry)
+        r = self.apply(t, entry)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual({k for k, v in luns.items() if v == "attached"}, {0, 1, 3})
+        self.assertEqual(tgt["method"], "sequential")
+
+    def test_scsi2_beyond_7(self):
+        t = self.tree("host 0 max_id 1 max_lun 15\n" +
+                      self.lus(range(10), lambda n: f"S{n}", lambda n: f"5000c500000000{n:02x}",
+                               version=2))
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 8)
+        entry = t.quirks("suggest", "0:0:0", rc=0).stdout
+        self.assertIn('flags = { "largelun" }', entry)
+        self.assertIn("scsi2-beyond-7: LUNs 8-9 answer on a SCSI-2 target", entry)
+        self.assertEqual(len(t.devices()), 8)
+        r = self.apply(t, entry)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(sorted(luns)[:10], list(range(10)))
+
+    def test_nothing_to_propose_and_json(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      self.lus(range(3), lambda n: f"S{n}", lambda n: f"5000c500000000{n:02x}"))
+        p = t.quirks("suggest", "0:0:0", rc=1)
+        self.assertIn("# scsi-quirks suggest 0:0:0: nothing to propose for 'ACME' 'Ghost'",
+                      p.stdout)
+        t.quirks("suggest", "0:0", rc=2)
+        t.quirks("suggest", "0:0:0:1", rc=2)
+        t.quirks("suggest", "9:0:0", rc=1)
+        t2 = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                       self.lus(range(3), "GH01", "5000c500deadbe01"))
+        j = json.loads(t2.quirks("suggest", "--json", "0:0:0", rc=0).stdout)
+        self.assertEqual((j["target"], j["vendor"], j["flags"], j["max_lun"]),
+                         ("0:0:0", "ACME", ["nolun"], None))
+        self.assertEqual(j["evidence"][0]["rule"], "ghost-luns")
+        self.assertTrue(j["evidence"][0]["proposes"])
+        self.assertIn('flags = { "nolun" }', j["entry"])
+
+    def test_no_identity_is_evidence_only(self):
+        t = self.tree("host 0 max_id 1 max_lun 7\n" + self.lus(range(4), version=2))
+        p = t.quirks("suggest", "0:0:0", rc=1)
+        self.assertIn("no-identity: LUNs 0-3 give identical INQUIRY data", p.stdout)
 
 
 class Transports(ScanTest):

@@ -16,6 +16,7 @@ scan and scsi-scan attached, and scsi-scan's explanation of each target.
 """
 
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -48,12 +49,15 @@ class Scenario:
     says why we differ on purpose."""
 
     def __init__(self, name, sd=None, pairs=None, ours=None, kernel=None, why=None,
-                 pre="", post="", only=None, hba="virtio-scsi-pci", rc=0, says=()):
+                 pre="", post="", only=None, hba="virtio-scsi-pci", rc=0, says=(),
+                 suggest=None):
         self.name, self.sd, self.pairs, self.hba = name, sd, pairs, hba
         self.ours, self.kernel, self.why = ours, kernel, why
         self.pre, self.post, self.only = pre, post, only
         # scsi-scan's exit status, and what its -v output must say
         self.rc, self.says = rc, says
+        # (what the proposed entry must say, the LUNs a scan with it attaches)
+        self.suggest = suggest
 
 
 def q(s):
@@ -63,7 +67,8 @@ def q(s):
 SD = [
     Scenario("spc5-multi-lun", sd="max_luns=8"),
     Scenario("scsi2-8-luns", sd="scsi_level=2 max_luns=8"),
-    Scenario("scsi2-12-luns-stops-at-7", sd="scsi_level=2 max_luns=12"),
+    Scenario("scsi2-12-luns-stops-at-7", sd="scsi_level=2 max_luns=12",
+             suggest=('flags = { "largelun" }', luns("0:0:0-11"))),
     Scenario("spc3-several-targets", sd="scsi_level=5 num_tgts=3 max_luns=3"),
     Scenario("nolun-scsi2", sd="scsi_level=2 max_luns=4 ptype=5 inq_vendor=CHINON "
                                "'inq_product=\"CD-ROM CDS-431\"'",
@@ -140,7 +145,8 @@ QEMU = [
              says=("and LUN 0 (all-identical)",
                    "VPD 0x83 naa.5000c500deadbe01 identical",
                    "VPD 0x80 serial 'GH0001' identical",
-                   "detached     ghost of LUN 0: INQUIRY identical")),
+                   "detached     ghost of LUN 0: INQUIRY identical"),
+             suggest=('flags = { "nolun" }', luns("0:0:0"))),
     # One serial, distinct NAA designators: an array's LUNs, all attached.
     Scenario("qemu-shared-serial",
              pairs=[(0, n, "QEMU", "SHARED", 5, f"serial=SHARED01,wwn=0x5000c5000000be{n:02x}")
@@ -164,8 +170,25 @@ device "acme-noattach" {
 }
 """
 
+# scsi-quirks suggest on the target of scsi-scan's host, the entry checked,
+# the host emptied and scanned again with the entry: one @@S line, the
+# entry as @@Q lines.
+SUGGEST_LIB = r"""
+suggest_check() {
+	name=$1; h=$2
+	t=$(ls /sys/bus/scsi/devices | grep "^$h:" | head -1 | cut -d: -f1-3)
+	scsi-quirks suggest $t > /tmp/sug.conf 2> /tmp/sug.err; src=$?
+	sed "s/^/@@Q $name /" /tmp/sug.conf /tmp/sug.err
+	scsi-quirks check /tmp/sug.conf > /dev/null 2>&1; crc=$?
+	for d in /sys/bus/scsi/devices/$h:*; do [ -e "$d" ] && echo 1 > $d/delete; done
+	scsi-scan --quirks-file /tmp/sug.conf host$h > /dev/null 2>&1; rrc=$?
+	echo "@@S $name suggest=$src check=$crc rescan=$rrc luns=[$(luns_of_host $h)]"
+}
+"""
+
+
 def sd_script(scenarios):
-    lines = [vmlib.COMPARE_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         lines.append("before=$(all_hosts)")
         lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
@@ -174,6 +197,8 @@ def sd_script(scenarios):
         if s.pre:
             lines.append(s.pre)
         lines.append(f"compare {q(s.name)} $hk $ho")
+        if s.suggest:
+            lines.append(f"suggest_check {q(s.name)} $ho")
         if s.post:
             lines.append(s.post)
         lines.append("rmmod scsi_debug")
@@ -197,7 +222,7 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [vmlib.COMPARE_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
         lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
@@ -205,6 +230,8 @@ def qemu_script(scenarios):
                      f"&& echo ${{h##*/host}}; done | sort -n)")
         lines.append("touch /tmp/used.$1 /tmp/used.$2")
         lines.append(f"compare {q(s.name)} $1 $2")
+        if s.suggest:
+            lines.append(f"suggest_check {q(s.name)} $2")
     return "\n".join(lines) + "\n"
 
 
@@ -254,6 +281,24 @@ def check(scenarios, out):
             else:
                 verdict = (f"differs on purpose: kernel {len(kernel)} LUNs, we {len(ours)}: "
                            f"{s.why}")
+        if s.suggest:
+            want_text, want_luns = s.suggest
+            sm = re.search(rf"^@@S {re.escape(s.name)} suggest=(\d+) check=(\d+) rescan=(\d+) "
+                           r"luns=\[([^\]]*)\]", out, re.M)
+            entry = "\n".join(line.split(" ", 2)[2] for line in out.splitlines()
+                              if line.startswith(f"@@Q {s.name} "))
+            if not sm:
+                problems.append("no result from scsi-quirks suggest")
+            else:
+                got = set(filter(None, sm.group(4).split(",")))
+                if sm.group(1, 2, 3) != ("0", "0", "0") or want_text not in entry or \
+                        got != want_luns:
+                    problems.append(f"suggest/check/rescan exited {sm.group(1, 2, 3)}, "
+                                    f"attached {sorted(got)}:\n{entry}")
+                else:
+                    verdict += (f"; scsi-quirks suggest proposed {want_text}, which "
+                                f"scsi-quirks check accepts, and a scan with it attached "
+                                f"{len(got)} LUN(s)")
         status = "FAIL" if problems else "ok"
         print(f"{status:4} {SERIES:5} {s.name:28} {verdict} ({timing}; kernel flags: "
               f"{kflags or '-'})")
