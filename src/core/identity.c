@@ -154,23 +154,32 @@ static void say(struct ghost_evidence *ev, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The designator of @b of the same type as @d that equals it, or else any
- * of that type, or NULL when @b reports none of the type. */
-static const struct designator *counterpart(const struct designator *d,
-					    const struct lun_identity *b)
+/* Whether @id reports a designator equal to @d (type, length and bytes). */
+static bool has_designator(const struct lun_identity *id, const struct designator *d)
 {
-	const struct designator *any = NULL;
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (id->designators[i].type == d->type && id->designators[i].hash == d->hash &&
+		    id->designators[i].len == d->len)
+			return true;
+	return false;
+}
 
-	for (size_t i = 0; i < b->ndesignators; i++) {
-		const struct designator *e = &b->designators[i];
+/* A designator of @id of type @type that @other does not report, or NULL. */
+static const struct designator *lacking(const struct lun_identity *id,
+					const struct lun_identity *other, uint8_t type)
+{
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (id->designators[i].type == type && !has_designator(other, &id->designators[i]))
+			return &id->designators[i];
+	return NULL;
+}
 
-		if (e->type != d->type)
-			continue;
-		if (e->hash == d->hash && e->len == d->len)
-			return e;
-		any = any ? any : e;
-	}
-	return any;
+static bool has_type(const struct lun_identity *id, uint8_t type)
+{
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (id->designators[i].type == type)
+			return true;
+	return false;
 }
 
 static void inquiry_words(const struct lun_identity *id, char *buf, size_t len)
@@ -205,15 +214,21 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 		return;
 	}
 	say(ret, "INQUIRY identical (%s)", words);
+	/* Per designator type both report: the same set on both sides, or not. */
 	for (size_t i = 0; i < a->ndesignators; i++) {
-		const struct designator *d = &a->designators[i];
-		const struct designator *e = counterpart(d, b);
+		const struct designator *d = &a->designators[i], *x, *y;
+		bool first = true;
 
-		if (!e)
+		for (size_t k = 0; k < i; k++)
+			first &= a->designators[k].type != d->type;
+		if (!first || !has_type(b, d->type))
 			continue;
-		if (e->hash != d->hash || e->len != d->len) {
+		x = lacking(a, b, d->type);
+		y = lacking(b, a, d->type);
+		if (x || y) {
 			differs = true;
-			say(ret, "VPD 0x83 %s differs from %s", d->text, e->text);
+			say(ret, "VPD 0x83 %s differs from %s", (x ? x : d)->text,
+			    (y ? y : d)->text);
 			continue;
 		}
 		unique_same |= designator_unique(d->type);

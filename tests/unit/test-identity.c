@@ -148,6 +148,28 @@ START_TEST(vpd_pages_broken)
 }
 END_TEST
 
+START_TEST(designator_sets)
+{
+	/* Found by fuzz-identity: b reports one more vendor designator of the
+	 * same type; the verdict was DISTINCT one way and SAME the other. */
+	static const uint8_t extra[] = { 0x00, 0x83, 0x00, 0x1d, 0x02, 0x00, 0x00, 0x09, 'G', 'H',
+					 'O', 'S', 'T', '0', '0', '0', '1', 0x00, 0x00, 0x00,
+					 0x00, 0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0xde,
+					 0xad, 0xbe, 0x01 };
+	struct lun_identity a, b;
+	struct ghost_evidence ab, ba;
+
+	captured("qemu-0", "0:0:0:0", &a);
+	captured("qemu-0", "0:0:0:1", &b);
+	ck_assert_int_eq(identity_set_vpd83(&b, extra, sizeof(extra)), 0);
+	ck_assert_uint_eq(b.ndesignators, 3);
+	ghost_judge(&a, &b, &ab);
+	ghost_judge(&b, &a, &ba);
+	ck_assert_int_eq(ab.verdict, ba.verdict);
+	ck_assert_int_eq(ab.verdict, GHOST_CONFLICT);
+}
+END_TEST
+
 START_TEST(serial_on_one_side)
 {
 	struct lun_identity a, b;
@@ -182,6 +204,7 @@ int main(void)
 	tcase_add_loop_test(tc, judge_captured, 0, sizeof(judge_cases) / sizeof(judge_cases[0]));
 	tcase_add_test(tc, vpd83_decoding);
 	tcase_add_test(tc, vpd_pages_broken);
+	tcase_add_test(tc, designator_sets);
 	tcase_add_test(tc, serial_on_one_side);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
