@@ -14,6 +14,11 @@ One boot per kernel carries:
   CHANGED) and both sides scan again.
 - SPI: two QEMU lsi53c895a controllers (sym53c8xx, SPI transport class) with
   disks at targets 0, 2 and 5 (QEMU's lsi takes LUN 0 only).
+- SAS: two QEMU mptsas1068 controllers (Debian's mptsas, SAS transport
+  class): end devices at targets 0 (LUNs 0, 1), 2 (LUN 0) and 3 (LUN 1
+  only). QEMU gives an end device the SAS address of its disk's wwn=
+  property (without one it is 0, and mptsas registers no end device).
+  Then LUN masking by SAS address on scsi-scan's controller.
 
 usage: test-transports.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
 """
@@ -31,7 +36,7 @@ BUILD, SERIES = sys.argv[1:3]
 
 MODULES = vmlib.BASE_MODULES + ["configfs", "crc32c_generic", "libcrc32c", "target_core_mod",
                                 "target_core_file", "iscsi_target_mod", "iscsi_tcp",
-                                "sym53c8xx"]
+                                "sym53c8xx", "mptsas"]
 
 QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
 device "lio-fileio" {
@@ -120,6 +125,17 @@ masked lunmask-iqn-no-lun-0 $o2 /etc/lunmask-t2.conf
 masked lunmask-iqn-exclude $o3 /etc/lunmask-t3.conf
 scsi-scan explain --quirks-file /etc/lunmask-t1.conf $o1:0:0 2>&1 | sed 's/^/@@XM /'
 
+# SAS: mptsas registers the end devices when it loads.
+i=0; while [ $i -lt 100 ] && [ $(ls /sys/class/sas_end_device 2>/dev/null | wc -l) -lt 6 ]; do
+	sleep 0.1; i=$((i + 1)); done
+set -- $(for h in /sys/class/scsi_host/host*; do
+	[ "$(cat $h/proc_name)" = mptsas ] && echo ${h##*/host}; done | sort -n)
+SK=$1; SO=$2
+echo "@@SAS hosts=$SK,$SO end_devices=$(ls /sys/class/sas_end_device | wc -l) address=$(cat /sys/class/sas_device/end_device-$SO:*/sas_address | tr '\n' ',')"
+compare sas-mptsas1068 $SK $SO
+masked lunmask-sas-address $SO /etc/lunmask-sas.conf
+scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --sas-address 0x5000c500a1b20100 --lun 0 2>&1 | sed 's/^/@@QS /'
+
 # The daemon, with systemd-udevd: a session logged in while it runs, a LUN
 # mapped on that target, then SIGTERM.
 count_luns() { ls -d /sys/bus/scsi/devices/$1:* 2>/dev/null | wc -l; }
@@ -158,6 +174,13 @@ LUNMASK = {
                             '\tiscsi_tpgt = 1\n\tluns = { 4 }\n}\n',
     "/etc/lunmask-t3.conf": 'lunmask "t3" {\n\tiscsi_target = "iqn.2003-01.org.linux-iscsi.test:t3"\n'
                             '\texclude_luns = { 1 }\n}\n',
+    # scsi-scan's mptsas controller: its disks' wwn are 0x5000c500a1b201TL
+    "/etc/lunmask-sas.conf": 'lunmask "bay 0" {\n\tsas_address = "0x5000c500a1b20100"\n'
+                             '\tluns = { 1 }\n}\n'
+                             'lunmask "bay 2" {\n\tsas_address = "50:00:c5:00:a1:b2:01:20"\n'
+                             '\tluns = {}\n}\n',
+    "/etc/sasq/50-sas.conf": 'lunmask "bay 0" {\n\tsas_address = "0x5000c500a1b20100"\n'
+                             '\tluns = { 1 }\n}\n',
 }
 
 # name: (LUNs attached, why); the kernel has no masking: what it attached
@@ -168,6 +191,11 @@ MASKED = {
                              "the well-known LUN: reached through LUN 4"),
     "lunmask-iqn-exclude": ({"0:0:0"}, "exclude_luns = { 1 } of t3 (LUNs 0, 1, 3; the quirk "
                             "max_lun = 1 keeps 3 out)"),
+    # The SAS transport numbers targets as it registers them: QEMU's scsi-ids
+    # 0, 2 and 3 are targets 0, 1 and 2.
+    "lunmask-sas-address": ({"0:0:1", "0:2:1"}, "by SAS address: luns = { 1 } of end device "
+                            "0x5000c500a1b20100 (target 0, LUNs 0 and 1), luns = {} of "
+                            "0x5000c500a1b20120 (target 1), target 2 (LUN 1 only) unnamed"),
 }
 
 
@@ -183,6 +211,7 @@ SCENARIOS = [
              why="the local quirk for LIO-ORG FILEIO sets max_lun = 1"),
     Scenario("iscsi-lun-mapped-at-run-time"),
     Scenario("spi-lsi53c895a"),
+    Scenario("sas-mptsas1068"),
 ]
 
 
@@ -195,6 +224,14 @@ def qemu_args():
             node = f"{ctrl}d{sid}"
             args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
                      "-device", f"scsi-hd,drive={node},bus={ctrl}.0,scsi-id={sid},lun=0"]
+    for side in range(2):
+        ctrl = f"sas{side}"
+        args += ["-device", f"mptsas1068,id={ctrl}"]
+        for sid, lun in ((0, 0), (0, 1), (2, 0), (3, 1)):
+            node = f"{ctrl}d{sid}{lun}"
+            args += ["-blockdev", f"driver=null-co,node-name={node},size=16777216",
+                     "-device", f"scsi-hd,drive={node},bus={ctrl}.0,scsi-id={sid},lun={lun},"
+                                f"wwn=0x5000c500a1b2{side:02x}{sid:01x}{lun:01x}"]
     return args
 
 
@@ -256,12 +293,25 @@ def main():
             checks.check(name, False, "no result from the guest", width=30)
             continue
         ours, seen = set(filter(None, m.group(2).split(","))), set(filter(None, m.group(3).split(",")))
+        # The REPORT LUNS well-known LUN (no upper-level driver takes it)
+        # may carry the commands to a target whose LUN 0 is refused.
+        wluns = {x for x in seen if x.endswith(":49409")}
+        seen -= wluns
+        wl = f"; the well-known LUN of {len(wluns)} target(s) carried REPORT LUNS" if wluns else ""
         checks.check(name, m.group(1) == "0" and ours == want and seen == want,
                      f"attached {' '.join(sorted(ours)) or 'nothing'}, and the kernel's log "
-                     f"shows no other LUN attached even for a moment ({' '.join(sorted(seen))}): "
-                     f"{why}; {int(m.group(4)) * 10} ms" if ours == want and seen == want else
+                     f"shows no other LUN attached even for a moment ({' '.join(sorted(seen))}"
+                     f"{wl}): {why}; {int(m.group(4)) * 10} ms"
+                     if ours == want and seen == want else
                      f"rc {m.group(1)}, attached {sorted(ours)}, seen in the kernel log "
                      f"{sorted(seen)}, expected {sorted(want)}", width=30)
+    sas = next((line for line in out.splitlines() if line.startswith("@@SAS ")), "")
+    checks.check("sas-end-devices", "end_devices=6" in sas and
+                 "0x5000c500a1b20100,0x5000c500a1b20120,0x5000c500a1b20131" in sas,
+                 f"mptsas registered the end devices of both controllers: {sas[6:]}", width=30)
+    qs = "\n".join(line[5:] for line in out.splitlines() if line.startswith("@@QS "))
+    checks.check("sas-query", "bay 0" in qs and "/etc/sasq/50-sas.conf:1" in qs,
+                 "scsi-quirks query --sas-address names the entry and its file:line", width=30)
     xm = "\n".join(line[5:] for line in out.splitlines() if line.startswith("@@XM "))
     checks.check("lunmask-explain", "lunmask: 't1' (/etc/lunmask-t1.conf:1)" in xm and
                  "not in the luns of lunmask 't1'" in xm,
