@@ -52,7 +52,9 @@ void sgio_close(int fd);
  * @ret_got: bytes received (allocation length minus residual)
  * @err: filled on failure
  *
- * A unit attention is retried up to three times, as the kernel does.
+ * UNIT ATTENTION, ABORTED COMMAND, BUSY and TASK SET FULL are retried up
+ * to three times (four commands in all), as the kernel retries them; other
+ * answers, timeouts and transport errors are returned at once.
  *
  * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
  */
@@ -68,9 +70,10 @@ int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t 
  * @err: filled on failure
  *
  * Starts with the kernel's 4096-byte buffer and grows it to the length the
- * device reports (at most SGIO_REPORT_LUNS_MAX), re-issuing the command.
- * Unit attentions (such as "reported LUNs data has changed") are retried
- * up to three times.
+ * device reports (at most SGIO_REPORT_LUNS_MAX), re-issuing the command;
+ * at most three commands. Retried as sgio_inquiry() (unit attentions such
+ * as "reported LUNs data has changed" among them). Less than the 8-byte
+ * header is SG_LIB_CAT_MALFORMED.
  *
  * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
  */
