@@ -158,7 +158,25 @@ struct quirk_db;
 struct quirk_db *quirk_db_new(void);
 
 /**
- * quirk_db_free() - free a database and every entry
+ * quirk_db_ref() - take a reference to a database (a worker scanning with
+ *	it while the daemon loads a new one)
+ * @db: the database, or NULL
+ *
+ * Return: @db.
+ */
+struct quirk_db *quirk_db_ref(struct quirk_db *db);
+
+/**
+ * quirk_db_unref() - drop a reference; the last frees the database
+ * @db: the database, or NULL
+ *
+ * Return: NULL.
+ */
+struct quirk_db *quirk_db_unref(struct quirk_db *db);
+
+/**
+ * quirk_db_free() - drop the one reference of a database that has a single
+ *	owner (quirk_db_unref())
  * @db: the database, or NULL
  */
 void quirk_db_free(struct quirk_db *db);

@@ -5,6 +5,7 @@
 #ifndef SCSI_SCAN_SCAN_H
 #define SCSI_SCAN_SCAN_H
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -271,6 +272,11 @@ struct scan_options {
 #define SCAN_HOST_TIMEOUT_DEFAULT 900
 #define SCAN_TARGET_TIMEOUT_DEFAULT 300
 
+/* Default command timeouts, in seconds (the kernel's scan uses 20 s and
+ * 30 s: SCSI_TIMEOUT + 4 HZ and scsi_report_lun_scan()). */
+#define SCAN_INQUIRY_TIMEOUT 20
+#define SCAN_REPORT_LUNS_TIMEOUT 30
+
 /**
  * struct scan_ctx - what a scan needs
  * @sys: the path context
@@ -278,12 +284,18 @@ struct scan_options {
  * @opt: options
  * @cancel: if set and true, the scan stops at its next step: the target
  *	being scanned and its host are reported as cancelled
+ * @log: if set, progress while the scan runs (debug priority: each host's
+ *	discovery, each target found and how its scan ended), from the
+ *	thread that scans
+ * @log_data: passed to @log
  */
 struct scan_ctx {
 	const struct sysfs_ctx *sys;
 	const struct quirk_db *db;
 	struct scan_options opt;
 	const atomic_bool *cancel;
+	void (*log)(void *data, int priority, const char *fmt, va_list ap);
+	void *log_data;
 };
 
 /**

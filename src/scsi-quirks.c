@@ -78,7 +78,7 @@ static void usage(FILE *f)
 	      "  --quirks-dir DIR            use DIR instead of the search path (repeatable,\n"
 	      "                              lowest precedence first)\n"
 	      "  --root DIR                  prefix every directory of the search path\n"
-	      "  --sysfs DIR                 suggest: root of every /sys, /dev, /proc and\n"
+	      "  --sysroot DIR               suggest: root of every /sys, /dev, /proc and\n"
 	      "                              /run path (tests)\n"
 	      "  --json                      JSON output (query, list, check, suggest)\n"
 	      "  -q, --quiet                 check: print errors only\n"
@@ -711,7 +711,8 @@ static json_object *suggestion_json(const struct quirk_suggestion *s, const char
 /* suggest H:C:T: an investigation scan of the target, then the proposal. */
 static int cmd_suggest(const struct options *o, char **args, int nargs)
 {
-	struct scan_ctx ctx = { .opt = { .inquiry_timeout = 20, .report_luns_timeout = 30,
+	struct scan_ctx ctx = { .opt = { .inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
+					 .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
 					 .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
 					 .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT,
 					 .investigate = true } };
@@ -792,6 +793,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "sysroot", required_argument, NULL, OPT_SYSFS },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "vendor", required_argument, NULL, OPT_VENDOR },
 		{ "model", required_argument, NULL, OPT_MODEL },

@@ -65,7 +65,8 @@ static void usage(FILE *f)
 	      "                         (repeatable, lowest precedence first)\n"
 	      "      --quirks-file FILE also load FILE, after the directories (repeatable);\n"
 	      "                         the boot scripts pass scsi_scan.lunmask= this way\n"
-	      "      --sysfs DIR        root of every /sys, /dev, /proc and /run path\n"
+	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (a\n"
+	      "                         captured tree; --sysfs is the old name)\n"
 	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout, 1-3600, one value\n"
 	      "                         for both (default 20 and 30)\n"
 	      "      --host-timeout SECS\n"
@@ -374,6 +375,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "quirks-file", required_argument, NULL, OPT_QUIRKS_FILE },
+		{ "sysroot", required_argument, NULL, OPT_SYSFS },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "host-timeout", required_argument, NULL, OPT_HOST_TIMEOUT },
@@ -384,8 +386,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	struct options o = { .scan = { .inquiry_timeout = 20,
-				       .report_luns_timeout = 30,
+	struct options o = { .scan = { .inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
+				       .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
 				       .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
 				       .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT } };
 	enum { CMD_SCAN, CMD_LIST, CMD_EXPLAIN } cmd = CMD_SCAN;

@@ -29,13 +29,24 @@
 
 struct quirk_db *quirk_db_new(void)
 {
-	return calloc(1, sizeof(struct quirk_db));
+	struct quirk_db *db = calloc(1, sizeof(struct quirk_db));
+
+	if (db)
+		atomic_init(&db->refs, 1);
+	return db;
 }
 
-void quirk_db_free(struct quirk_db *db)
+struct quirk_db *quirk_db_ref(struct quirk_db *db)
 {
-	if (!db)
-		return;
+	if (db)
+		atomic_fetch_add(&db->refs, 1);
+	return db;
+}
+
+struct quirk_db *quirk_db_unref(struct quirk_db *db)
+{
+	if (!db || atomic_fetch_sub(&db->refs, 1) > 1)
+		return NULL;
 	for (size_t i = 0; i < db->count; i++)
 		quirk_entry_free(&db->entries[i]);
 	for (size_t i = 0; i < db->nbuckets; i++)
@@ -47,6 +58,12 @@ void quirk_db_free(struct quirk_db *db)
 		lunmask_entry_free(&db->masks[i]);
 	free(db->masks);
 	free(db);
+	return NULL;
+}
+
+void quirk_db_free(struct quirk_db *db)
+{
+	quirk_db_unref(db);
 }
 
 size_t quirk_db_count(const struct quirk_db *db)

@@ -5,6 +5,8 @@
 #ifndef SCSI_SCAN_QUIRKS_INTERNAL_H
 #define SCSI_SCAN_QUIRKS_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "lunmask.h"
 #include "quirks.h"
 
@@ -15,6 +17,7 @@ struct vendor_bucket {
 };
 
 struct quirk_db {
+	atomic_int refs;
 	struct quirk_entry *entries;
 	size_t count;
 	size_t alloc;

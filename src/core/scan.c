@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,20 @@ struct pending_detach {
 	size_t target;
 	size_t line;
 };
+
+static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx->log)
+		return;
+	va_start(ap, fmt);
+	ctx->log(ctx->log_data, prio, fmt, ap);
+	va_end(ap);
+}
 
 static uint64_t now_ms(void)
 {
@@ -1421,6 +1436,9 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 			return -ENOMEM;
 	}
 	r = scan_target(hs, tr, sel, temporary, lun0_new);
+	slog(ctx, LOG_DEBUG, "%u:%u:%u: %s%s%s", hs->host, c, t,
+	     tr->failed ? "failed: " : "scanned: ", tr->failed ? tr->error : tr->end_reason,
+	     tr->reach_reason[0] ? " (reached: see explain)" : "");
 	return r < 0 ? r : 1;
 
 refused:
@@ -1548,6 +1566,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 		out = DISCOVER_OUT_NONE;
 		if (da.kind == DISCOVER_DONE) {
 			snprintf(rep->discovery, sizeof(rep->discovery), "%s", da.reason);
+			slog(ctx, LOG_DEBUG, "host%u: targets: %s", host, da.reason);
 			if (da.failed) {
 				rep->failed = true;
 				snprintf(rep->error, sizeof(rep->error), "%s", da.reason);

@@ -72,7 +72,7 @@ class Tree:
         qargs = []
         for q in quirks:
             qargs += ["--quirks-dir", q]
-        p = subprocess.run([SCAN, "--sysfs", self.root, *qargs, *args], env=env,
+        p = subprocess.run([SCAN, "--sysroot", self.root, *qargs, *args], env=env,
                            capture_output=True, text=True, timeout=timeout)
         if p.returncode < 0 or "fake-kernel:" in p.stderr:
             raise AssertionError(f"crashed or unexpected command: {p.stderr}")
@@ -90,7 +90,7 @@ class Tree:
         qargs = []
         for q in quirks:
             qargs += ["--quirks-dir", q]
-        p = subprocess.run([QUIRKS_TOOL, "--sysfs", self.root, *qargs, *args], env=env,
+        p = subprocess.run([QUIRKS_TOOL, "--sysroot", self.root, *qargs, *args], env=env,
                            capture_output=True, text=True, timeout=60)
         if p.returncode < 0 or "fake-kernel:" in p.stderr:
             raise AssertionError(f"crashed or unexpected command: {p.stderr}")
@@ -693,6 +693,18 @@ class Ghosts(ScanTest):
         t.run(rc=1)
         p = t.run("-v", "--attach-ghosts", rc=0)
         self.assertIn("ghost: LUN 1 and LUN 0 (all-identical)", p.stdout)
+
+
+class Sysroot(ScanTest):
+    def test_old_option_name_still_works(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+        t.run(rc=0)
+        env = dict(os.environ, FAKE_KERNEL_ROOT=t.root, FAKE_KERNEL_SCRIPT=t.script,
+                   LD_PRELOAD=FAKE)
+        p = subprocess.run([SCAN, "--sysfs", t.root, "--quirks-dir", QUIRKS, "list"], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[0:0:0:0]", p.stdout)
 
 
 class Resize(ScanTest):

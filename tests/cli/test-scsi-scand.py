@@ -45,7 +45,7 @@ class Daemon(unittest.TestCase):
         self.env.pop("JOURNAL_STREAM", None)
 
     def args(self, *extra):
-        return [SCAND, "--foreground", "--no-monitor", "--sysfs", self.root, "--quirks-dir",
+        return [SCAND, "--foreground", "--no-monitor", "--sysroot", self.root, "--quirks-dir",
                 QUIRKS, "--quirks-dir", self.etc, *extra]
 
     def devices(self):

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine.c - the daemon's engine: per-host waiting work, the worker pool,
+ * the shared quirk database, retries and cancellation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blist.h"
+#include "engine.h"
+#include "inquiry.h"
+#include "output.h"
+#include "resize.h"
+#include "scan.h"
+#include "sgio.h"
+
+/* A scan's deepest frames hold a few PATH_MAX buffers; 256 KiB is ample,
+ * and smaller cached stacks keep the daemon's memory down. */
+#define WORKER_STACK (256 * 1024)
+
+struct host_state {
+	unsigned int host;
+	bool present;
+	bool running;
+	bool queued;
+	struct host_work work;
+	unsigned long scans;
+	uint64_t retry_at;
+	bool retry_scan;
+	unsigned int retries;
+	struct host_state *next;
+};
+
+/* What a worker tells the main thread when its scan ends. */
+struct job_done {
+	unsigned int host;
+	bool retry;
+};
+
+struct job {
+	struct engine *e;
+	unsigned int host;
+	struct host_work work;
+	struct quirk_db *db;
+};
+
+struct engine {
+	struct sysfs_ctx *sys;
+	struct engine_options opt;
+	engine_log_fn log_fn;
+	void *log_data;
+	struct quirk_db *db;
+	struct quirk_cache *cache;
+	pthread_mutex_t db_lock;
+	struct host_state *hosts;
+	unsigned int running;
+	int done_pipe[2];
+	int timer_fd;
+	atomic_bool stopping;
+	unsigned long scans;
+	unsigned long events;
+};
+
+static void elog(struct engine *e, int prio, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void elog(struct engine *e, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e->log_fn)
+		return;
+	va_start(ap, fmt);
+	e->log_fn(e->log_data, prio, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct engine *engine_new(struct sysfs_ctx *sys, const struct engine_options *opt)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->sys = sys;
+	e->opt = *opt;
+	e->done_pipe[0] = e->done_pipe[1] = e->timer_fd = -1;
+	pthread_mutex_init(&e->db_lock, NULL);
+	e->cache = quirk_cache_new();
+	e->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!e->cache || e->timer_fd < 0 || pipe2(e->done_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		int err = errno ? errno : ENOMEM;
+
+		engine_unref(e);
+		errno = err;
+		return NULL;
+	}
+	return e;
+}
+
+struct engine *engine_unref(struct engine *e)
+{
+	if (!e)
+		return NULL;
+	/* Workers still inside a kernel write use the engine: leave it. */
+	if (e->running)
+		return NULL;
+	while (e->hosts) {
+		struct host_state *h = e->hosts;
+
+		e->hosts = h->next;
+		free(h);
+	}
+	quirk_db_unref(e->db);
+	quirk_cache_free(e->cache);
+	for (int i = 0; i < 2; i++)
+		if (e->done_pipe[i] >= 0)
+			close(e->done_pipe[i]);
+	if (e->timer_fd >= 0)
+		close(e->timer_fd);
+	pthread_mutex_destroy(&e->db_lock);
+	free(e);
+	return NULL;
+}
+
+void engine_set_log_fn(struct engine *e, engine_log_fn fn, void *data)
+{
+	e->log_fn = fn;
+	e->log_data = data;
+}
+
+int engine_load_db(struct engine *e, const char *const *dirs, size_t ndirs, bool reload)
+{
+	struct quirk_diags diags = {0};
+	struct quirk_db *db = NULL, *old;
+	int r;
+
+	r = quirk_db_load_cached(dirs, ndirs, e->cache, &diags, &db);
+	for (size_t i = 0; i < diags.count; i++) {
+		const struct quirk_diag *q = &diags.items[i];
+		/* Warnings are for maintainers (scsi-quirks check shows them). */
+		int prio = q->severity == QUIRK_ERROR	 ? LOG_ERR
+			   : q->severity == QUIRK_NOTICE ? LOG_WARNING
+							 : LOG_DEBUG;
+
+		if (q->line)
+			elog(e, prio, "quirks: %s:%u: %s", q->file, q->line, q->message);
+		else
+			elog(e, prio, "quirks: %s: %s", q->file, q->message);
+	}
+	quirk_diags_clear(&diags);
+	if (r < 0) {
+		elog(e, LOG_ERR, "quirks: cannot load the database (%s)%s", strerror(-r),
+		     reload ? "; keeping the previous one" : "");
+		return r;
+	}
+	pthread_mutex_lock(&e->db_lock);
+	old = e->db;
+	e->db = db;
+	pthread_mutex_unlock(&e->db_lock);
+	quirk_db_unref(old);
+	elog(e, reload ? LOG_NOTICE : LOG_INFO, "quirks: %s %zu entries",
+	     reload ? "reloaded" : "loaded", quirk_db_count(db));
+	return 0;
+}
+
+static struct host_state *host_get(struct engine *e, unsigned int host)
+{
+	struct host_state *h;
+
+	for (h = e->hosts; h; h = h->next)
+		if (h->host == host)
+			return h;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->host = host;
+	h->next = e->hosts;
+	e->hosts = h;
+	return h;
+}
+
+/* A host that went away keeps no state, unless a worker still runs for it
+ * (then it goes when the worker ends). */
+static void host_forget(struct engine *e, struct host_state *h)
+{
+	struct host_state **pp;
+
+	if (h->running || h->present || host_work_pending(&h->work))
+		return;
+	for (pp = &e->hosts; *pp; pp = &(*pp)->next) {
+		if (*pp == h) {
+			*pp = h->next;
+			free(h);
+			return;
+		}
+	}
+}
+
+static void quirk_text(const struct quirk_match *m, char *buf, size_t len)
+{
+	char flags[256];
+	size_t used;
+
+	if (!m->count) {
+		snprintf(buf, len, "no quirks");
+		return;
+	}
+	if (blist_flags_format(m->flags, ",", flags, sizeof(flags)) < 0 || !flags[0])
+		snprintf(flags, sizeof(flags), "-");
+	used =
+	    (size_t)snprintf(buf, len, "quirks %s%s%s from", flags,
+			     m->attach ? "" : ", attach=false", m->max_lun >= 0 ? ", max_lun" : "");
+	for (size_t i = 0; i < m->count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, " %s:%u", m->sources[i]->file,
+					 m->sources[i]->line);
+}
+
+static void log_ghosts(struct engine *e, const struct target_report *t)
+{
+	for (size_t g = 0; g < t->nghosts; g++) {
+		const struct ghost_report *gr = &t->ghosts[g];
+		char kept[128] = "";
+
+		if (t->ghost_stop)
+			snprintf(kept, sizeof(kept),
+				 "; only LUN %" PRIu64 " of the target kept (see scsi-quirks "
+				 "suggest, or --attach-ghosts)",
+				 t->ghost_kept);
+		elog(e, t->ghost_stop ? LOG_ERR : LOG_WARNING,
+		     "%u:%u:%u:%" PRIu64 ": %s LUN %" PRIu64 " (%s): %s%s", t->addr.host,
+		     t->addr.channel, t->addr.id, gr->lun,
+		     gr->evidence.verdict == GHOST_SAME ? "ghost of" : "same name as", gr->same_as,
+		     gr->evidence.rule, gr->evidence.text, kept);
+	}
+}
+
+/* One line per decision a person wants: per target what was attached, with
+ * vendor, model and the quirk sources; failures with the sense decoded. */
+static void log_report(struct engine *e, const struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		const struct host_report *h = &rep->hosts[i];
+
+		if (h->failed)
+			elog(e, LOG_ERR, "host%u: scan failed: %s", h->host, h->error);
+		if (h->notes[0])
+			elog(e, LOG_DEBUG, "host%u: %s", h->host, h->notes);
+		for (size_t k = 0; k < h->ntargets; k++) {
+			const struct target_report *t = &h->targets[k];
+			char v[64], m[80], q[1024], luns[512];
+
+			if (t->failed) {
+				elog(e, LOG_ERR, "%u:%u:%u: scan failed: %s", t->addr.host,
+				     t->addr.channel, t->addr.id, t->error);
+				continue;
+			}
+			quirk_text(&t->match, q, sizeof(q));
+			output_lun_ranges(t, LUN_ATTACHED, luns, sizeof(luns));
+			if (luns[0])
+				elog(e, LOG_INFO, "%u:%u:%u: attached LUN %s of '%s' '%s' (%s, %s)",
+				     t->addr.host, t->addr.channel, t->addr.id, luns,
+				     output_escape(t->inq.vendor, v, sizeof(v)),
+				     output_escape(t->inq.model, m, sizeof(m)),
+				     t->method_reason[0] ? t->method_reason : "LUN 0 only", q);
+			else
+				elog(e, LOG_DEBUG, "%u:%u:%u: nothing new for '%s' '%s' (%s)",
+				     t->addr.host, t->addr.channel, t->addr.id,
+				     output_escape(t->inq.vendor, v, sizeof(v)),
+				     output_escape(t->inq.model, m, sizeof(m)), q);
+			for (size_t l = 0; l < t->nluns; l++) {
+				const struct lun_report *lr = &t->luns[l];
+				int prio;
+
+				switch (lr->outcome) {
+				case LUN_REMOVED:
+				case LUN_IN_USE:
+				case LUN_SKIPPED:
+					prio = LOG_NOTICE;
+					break;
+				case LUN_FAILED:
+				case LUN_LIMIT:
+					prio = LOG_WARNING;
+					break;
+				default:
+					continue;
+				}
+				elog(e, prio, "%u:%u:%u:%" PRIu64 ": %s: %s", t->addr.host,
+				     t->addr.channel, t->addr.id, lr->lun,
+				     lun_outcome_name(lr->outcome), lr->reason);
+			}
+			if (!t->match.attach)
+				elog(e, LOG_NOTICE, "%u:%u:%u: %s", t->addr.host, t->addr.channel,
+				     t->addr.id, t->end_reason);
+			log_ghosts(e, t);
+		}
+	}
+}
+
+/* INQUIRY DATA HAS CHANGED: what the device says now, and its quirks. */
+static void requery(struct job *j, const struct scsi_addr *a)
+{
+	struct engine *e = j->e;
+	struct quirk_device dev;
+	struct quirk_match m;
+	struct sgio_error err;
+	struct inquiry inq;
+	uint8_t buf[INQUIRY_MAX_LEN];
+	char node[512], name[32], v[64], md[80], q[1024], kernel[256] = "";
+	size_t got = 0;
+	int fd, r;
+
+	scsi_addr_format(a, name, sizeof(name));
+	if (sysfs_device_node(e->sys, a, node, sizeof(node)) < 0 || sgio_open(node, &fd) < 0) {
+		elog(e, LOG_WARNING, "%s: INQUIRY data changed, but the device has no sg node",
+		     name);
+		return;
+	}
+	r = sgio_inquiry(fd, buf, INQUIRY_MAX_LEN, SCAN_INQUIRY_TIMEOUT, &got, &err);
+	sgio_close(fd);
+	if (r != 0 || inquiry_decode(buf, got, &inq) < 0) {
+		elog(e, LOG_WARNING, "%s: INQUIRY data changed; INQUIRY failed: %s", name,
+		     r > 0 ? err.text : strerror(r < 0 ? -r : EIO));
+		return;
+	}
+	dev.vendor = inq.vendor;
+	dev.model = inq.model;
+	dev.revision = inq.revision;
+	dev.type = inq.pdt;
+	if (quirk_db_match(j->db, &dev, &m) < 0)
+		return;
+	quirk_text(&m, q, sizeof(q));
+	sysfs_device_attr(e->sys, a, "blacklist", kernel, sizeof(kernel));
+	elog(e, LOG_NOTICE,
+	     "%s: INQUIRY data changed: now '%s' '%s' '%s', %s; the kernel applied: %s", name,
+	     output_escape(inq.vendor, v, sizeof(v)), output_escape(inq.model, md, sizeof(md)),
+	     inq.revision, q, kernel[0] ? kernel : "no flags");
+	quirk_match_clear(&m);
+}
+
+/* CAPACITY DATA HAS CHANGED: the kernel only passes it on; a rescan makes
+ * sd read the capacity again. */
+static void resize(struct job *j, const struct scsi_addr *a)
+{
+	struct engine *e = j->e;
+	struct resize_result rr;
+	char name[32], before[32], after[32];
+
+	scsi_addr_format(a, name, sizeof(name));
+	if (lun_resize(e->sys, a, &rr) < 0) {
+		elog(e, LOG_INFO, "%s: capacity data changed, but the LUN is gone", name);
+		return;
+	}
+	output_size(rr.before, before, sizeof(before));
+	output_size(rr.after, after, sizeof(after));
+	if (rr.error)
+		elog(e, LOG_ERR, "%s: capacity data changed; the rescan failed: %s", name,
+		     strerror(-rr.error));
+	else if (!rr.block[0])
+		elog(e, LOG_NOTICE, "%s: capacity data changed; rescanned (no block device)", name);
+	else if (resize_changed(&rr))
+		elog(e, LOG_NOTICE,
+		     "%s: capacity data changed: %s resized from %" PRId64 " to %" PRId64
+		     " sectors (%s to %s)",
+		     name, rr.block, rr.before, rr.after, before, after);
+	else
+		elog(e, LOG_NOTICE, "%s: capacity data changed; %s still %" PRId64 " sectors (%s)",
+		     name, rr.block, rr.after, after);
+}
+
+static void scan_log(void *data, int prio, const char *fmt, va_list ap)
+{
+	struct engine *e = data;
+
+	if (e->log_fn)
+		e->log_fn(e->log_data, prio, fmt, ap);
+}
+
+/* The scans of one job: the whole host, or its targets; a target may lose
+ * LUNs only if its own inventory changed. */
+static int run_scans(struct job *j, struct scan_report *rep)
+{
+	struct engine *e = j->e;
+	struct scan_ctx ctx = {
+	    .sys = e->sys,
+	    .db = j->db,
+	    .opt = {.inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
+		    .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
+		    .lock_wait = true,
+		    .attach_ghosts = e->opt.attach_ghosts,
+		    .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+		    .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT},
+	    .cancel = &e->stopping,
+	    .log = scan_log,
+	    .log_data = e,
+	};
+	int r = 0;
+
+	if (j->work.full) {
+		struct selector sel = {(int)j->host, SCAN_WILDCARD, SCAN_WILDCARD, false, 0};
+
+		r = scan_selected(&ctx, &sel, rep);
+	}
+	for (size_t i = 0; i < j->work.ntargets && r >= 0; i++) {
+		const struct work_target *t = &j->work.targets[i];
+		struct selector sel = {(int)j->host, t->channel, t->id, false, 0};
+
+		if (j->work.full && !(t->remove && e->opt.remove))
+			continue;
+		ctx.opt.remove = t->remove && e->opt.remove;
+		r = scan_selected(&ctx, &sel, rep);
+	}
+	return r;
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	struct engine *e = j->e;
+	struct scan_report rep = {0};
+	struct job_done done = {.host = j->host};
+	uint64_t t0 = monotonic_ms();
+	size_t attached = 0;
+	int r = 0;
+
+	if (j->work.full || j->work.ntargets)
+		r = run_scans(j, &rep);
+	if (r == -ENODEV)
+		elog(e, LOG_INFO, "host%u: gone before it could be scanned", j->host);
+	else if (r == -ECANCELED)
+		elog(e, LOG_INFO, "host%u: scan cancelled: the daemon is stopping", j->host);
+	else if (r < 0)
+		elog(e, LOG_ERR, "host%u: scan failed: %s", j->host, strerror(-r));
+	log_report(e, &rep);
+	for (size_t i = 0; i < rep.nhosts; i++)
+		for (size_t k = 0; k < rep.hosts[i].ntargets; k++) {
+			const struct target_report *t = &rep.hosts[i].targets[k];
+
+			done.retry |= t->retry_later;
+			for (size_t l = 0; l < t->nluns; l++)
+				attached += t->luns[l].outcome == LUN_ATTACHED;
+		}
+	if (j->work.full || j->work.ntargets)
+		elog(e, LOG_INFO,
+		     "host%u: scanned%s in %" PRIu64 " ms: %zu LUN(s) attached, %zu "
+		     "failure(s)",
+		     j->host, j->work.full ? "" : " (targets)", monotonic_ms() - t0, attached,
+		     scan_report_failures(&rep));
+	scan_report_free(&rep);
+	for (size_t i = 0; i < j->work.nluns; i++) {
+		if (j->work.luns[i].kind == SCSI_EVENT_CAPACITY_CHANGED)
+			resize(j, &j->work.luns[i].addr);
+		else
+			requery(j, &j->work.luns[i].addr);
+	}
+	quirk_db_unref(j->db);
+	if (write(e->done_pipe[1], &done, sizeof(done)) != sizeof(done))
+		elog(e, LOG_ERR, "host%u: cannot report the end of a scan", j->host);
+	free(j);
+	return NULL;
+}
+
+/* Arms the retry timer for the earliest host that waits for one. */
+static void arm_timer(struct engine *e)
+{
+	struct itimerspec its = {0};
+	uint64_t first = 0;
+
+	for (struct host_state *h = e->hosts; h; h = h->next)
+		if (h->retry_at && (!first || h->retry_at < first))
+			first = h->retry_at;
+	its.it_value.tv_sec = (time_t)(first / 1000);
+	its.it_value.tv_nsec = (long)(first % 1000) * 1000000;
+	timerfd_settime(e->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Starts a worker for @h if it has work and a slot is free. A worker that
+ * cannot start gives its work back, and the host tries again later. */
+static void start(struct engine *e, struct host_state *h)
+{
+	pthread_attr_t attr;
+	pthread_t tid;
+	struct job *j;
+	int r;
+
+	if (h->running || !host_work_pending(&h->work))
+		return;
+	if (e->running >= e->opt.max_workers) {
+		h->queued = true;
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		elog(e, LOG_ERR, "host%u: out of memory; the scan waits", h->host);
+		h->queued = true;
+		return;
+	}
+	j->e = e;
+	j->host = h->host;
+	host_work_take(&h->work, &j->work);
+	pthread_mutex_lock(&e->db_lock);
+	j->db = quirk_db_ref(e->db);
+	pthread_mutex_unlock(&e->db_lock);
+	h->queued = false;
+	h->running = true;
+	e->running++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	r = pthread_create(&tid, &attr, worker, j);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		elog(e, LOG_ERR,
+		     "host%u: cannot start a worker (%s): its work waits, trying again "
+		     "in %u ms",
+		     h->host, strerror(r), e->opt.retry_ms);
+		host_work_put_back(&h->work, &j->work);
+		quirk_db_unref(j->db);
+		free(j);
+		h->running = false;
+		e->running--;
+		h->retry_at = monotonic_ms() + e->opt.retry_ms;
+		arm_timer(e);
+		return;
+	}
+	h->scans++;
+}
+
+static void start_queued(struct engine *e)
+{
+	for (struct host_state *h = e->hosts; h && e->running < e->opt.max_workers; h = h->next)
+		if (h->queued)
+			start(e, h);
+}
+
+/* After a scan: a listed target not reachable yet gets the host scanned
+ * again, a bounded number of times. */
+static void retry_later(struct engine *e, struct host_state *h, bool retry)
+{
+	if (!retry || !h->present) {
+		h->retries = 0;
+		return;
+	}
+	if (h->retries >= e->opt.retry_max) {
+		if (h->retries++ == e->opt.retry_max)
+			elog(e, LOG_WARNING,
+			     "host%u: a target its transport lists is still not "
+			     "reachable after %u scans; waiting for an event",
+			     h->host, e->opt.retry_max);
+		return;
+	}
+	h->retries++;
+	h->retry_at = monotonic_ms() + e->opt.retry_ms;
+	h->retry_scan = true;
+	elog(e, LOG_INFO,
+	     "host%u: a target its transport lists is not reachable yet; scanning "
+	     "again in %u ms (%u of %u)",
+	     h->host, e->opt.retry_ms, h->retries, e->opt.retry_max);
+	arm_timer(e);
+}
+
+void engine_event(struct engine *e, const struct scsi_event *ev)
+{
+	struct host_state *h;
+	enum merge_result m;
+
+	if (ev->kind == SCSI_EVENT_NONE)
+		return;
+	e->events++;
+	if (ev->kind == SCSI_EVENT_CAPACITY_CHANGED && !e->opt.resize) {
+		elog(e, LOG_INFO,
+		     "%u:%d:%d:%" PRIu64 ": capacity data changed (not rescanned: "
+		     "--no-resize)",
+		     ev->host, ev->channel, ev->id, ev->lun);
+		return;
+	}
+	h = host_get(e, ev->host);
+	if (!h) {
+		elog(e, LOG_ERR, "host%u: out of memory; event dropped", ev->host);
+		return;
+	}
+	if (ev->kind == SCSI_EVENT_HOST_ADD)
+		h->present = true;
+	if (ev->kind == SCSI_EVENT_LUNS_CHANGED)
+		elog(e, LOG_INFO, "%u:%d:%d:%" PRIu64 ": reported LUNs data has changed", ev->host,
+		     ev->channel, ev->id, ev->lun);
+	m = host_work_merge(&h->work, ev);
+	switch (m) {
+	case MERGE_CANCELLED:
+		elog(e, LOG_INFO, "host%u: removed", ev->host);
+		h->present = false;
+		h->queued = false;
+		h->retry_at = 0;
+		host_forget(e, h);
+		return;
+	case MERGE_DROPPED:
+		elog(e, LOG_WARNING,
+		     "%u:%d:%d:%" PRIu64 ": %s, but %d such events of host%u wait "
+		     "already: dropped",
+		     ev->host, ev->channel, ev->id, ev->lun,
+		     ev->kind == SCSI_EVENT_CAPACITY_CHANGED ? "capacity data changed"
+							     : "INQUIRY data changed",
+		     WORK_LUNS_MAX, ev->host);
+		return;
+	case MERGE_WIDENED:
+		elog(e, LOG_DEBUG,
+		     "host%u: the whole host is scanned (a target without an id, or "
+		     "more than %d waiting)",
+		     ev->host, WORK_TARGETS_MAX);
+		break;
+	default:
+		break;
+	}
+	start(e, h);
+}
+
+int engine_coldplug(struct engine *e)
+{
+	unsigned int *hosts = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_hosts(e->sys, &hosts, &n);
+	if (r < 0) {
+		elog(e, LOG_ERR, "coldplug: cannot list hosts: %s", strerror(-r));
+		return r;
+	}
+	elog(e, LOG_INFO, "coldplug: %zu host(s)", n);
+	for (size_t i = 0; i < n; i++) {
+		struct scsi_event ev = {.kind = SCSI_EVENT_HOST_ADD, .host = hosts[i]};
+
+		engine_event(e, &ev);
+	}
+	free(hosts);
+	return 0;
+}
+
+size_t engine_pollfds(const struct engine *e, struct pollfd *p)
+{
+	p[0] = (struct pollfd){.fd = e->done_pipe[0], .events = POLLIN};
+	p[1] = (struct pollfd){.fd = e->timer_fd, .events = POLLIN};
+	return 2;
+}
+
+void engine_dispatch(struct engine *e)
+{
+	struct job_done done;
+	uint64_t ticks;
+	bool ended = false;
+
+	while (read(e->done_pipe[0], &done, sizeof(done)) == sizeof(done)) {
+		struct host_state *h = host_get(e, done.host);
+
+		ended = true;
+		e->running--;
+		e->scans++;
+		if (h) {
+			h->running = false;
+			retry_later(e, h, done.retry);
+			start(e, h);
+			host_forget(e, h);
+		}
+	}
+	if (read(e->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+		uint64_t now = monotonic_ms();
+
+		for (struct host_state *h = e->hosts; h; h = h->next) {
+			if (!h->retry_at || h->retry_at > now)
+				continue;
+			h->retry_at = 0;
+			if (h->retry_scan)
+				host_work_merge(&h->work,
+						&(struct scsi_event){.kind = SCSI_EVENT_HOST_ADD,
+								     .host = h->host});
+			h->retry_scan = false;
+			start(e, h);
+		}
+		arm_timer(e);
+	}
+	start_queued(e);
+	/* Idle again: hand what the scans freed back to the system. */
+	if (ended && e->running == 0)
+		malloc_trim(0);
+}
+
+bool engine_idle(const struct engine *e)
+{
+	if (e->running)
+		return false;
+	for (const struct host_state *h = e->hosts; h; h = h->next)
+		if (h->queued || host_work_pending(&h->work))
+			return false;
+	return true;
+}
+
+void engine_stats(const struct engine *e, struct engine_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->running = e->running;
+	ret->scans = e->scans;
+	ret->events = e->events;
+	for (const struct host_state *h = e->hosts; h; h = h->next)
+		ret->waiting += h->queued || host_work_pending(&h->work) || h->retry_at;
+}
+
+unsigned int engine_stop(struct engine *e, unsigned int wait_ms)
+{
+	atomic_store(&e->stopping, true);
+	for (uint64_t end = monotonic_ms() + wait_ms; e->running > 0;) {
+		struct pollfd p = {.fd = e->done_pipe[0], .events = POLLIN};
+		uint64_t now = monotonic_ms();
+		struct job_done done;
+
+		if (now >= end)
+			break;
+		if (poll(&p, 1, (int)(end - now)) > 0 &&
+		    read(e->done_pipe[0], &done, sizeof(done)) == sizeof(done))
+			e->running--;
+	}
+	return e->running;
+}
