@@ -21,9 +21,12 @@
  * @max_lun: highest LUN to attach from the quirk database, or -1
  * @attach: false if the quirk database forbids attaching any LUN
  * @max_luns: the scsi_mod max_luns parameter (sequential scan bound)
- * @no_report_luns: the host's driver never takes REPORT LUNS (usb-storage,
- *	uas set starget->no_report_luns)
+ * @driver: the host's driver (proc_name), or NULL: usb-storage and uas
+ *	never take REPORT LUNS (they set starget->no_report_luns)
  * @lun0_present: LUN 0 answered as a device
+ * @has_only_lun: only one LUN was asked for (a selector with a LUN)
+ * @only_lun: that LUN
+ * @probe_lun: the LUN the target was reached through, attached already
  * @mask: the lunmask entries that apply to the target, or NULL: a LUN
  *	they refuse is skipped, whatever the method
  * @attach_ghosts: a LUN that is another LUN of the target answering again
@@ -38,8 +41,11 @@ struct plan_input {
 	long long max_lun;
 	bool attach;
 	uint64_t max_luns;
-	bool no_report_luns;
+	const char *driver;
 	bool lun0_present;
+	bool has_only_lun;
+	uint64_t only_lun;
+	uint64_t probe_lun;
 	const struct lunmask_set *mask;
 	bool attach_ghosts;
 	bool investigate;
@@ -70,6 +76,11 @@ enum plan_action_kind {
  * @ghosts: for PLAN_DONE, the scan ends on ghost LUNs: the apply loop
  *	detaches what it attached besides the LUN the target was reached
  *	through
+ * @code: why, as a stable token for JSON and scripts: "report-luns",
+ *	"listed", "sequential", "selected", "unlisted" (actions); "masked",
+ *	"max-lun", "nolun" (skips); "attach-false", "nolun", "max-lun-0",
+ *	"list-done", "unlisted-done", "gap", "host-limit", "sequential-end",
+ *	"selected-only", "ghosts" (ends)
  * @reason: why, for people (explain, logs)
  */
 struct plan_action {
@@ -77,6 +88,7 @@ struct plan_action {
 	uint64_t lun;
 	bool masked;
 	bool ghosts;
+	const char *code;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -122,11 +134,13 @@ struct plan_outcome {
  * @PLAN_METHOD_NONE: no LUN beyond the first is tried
  * @PLAN_METHOD_REPORT_LUNS: the device lists them
  * @PLAN_METHOD_SEQUENTIAL: LUN 1, 2, ... are tried in turn
+ * @PLAN_METHOD_SELECTED: only the LUN asked for
  */
 enum plan_method {
 	PLAN_METHOD_NONE,
 	PLAN_METHOD_REPORT_LUNS,
 	PLAN_METHOD_SEQUENTIAL,
+	PLAN_METHOD_SELECTED,
 };
 
 /**
@@ -136,6 +150,7 @@ struct plan {
 	struct plan_input in;
 	int state;
 	enum plan_method method;
+	const char *method_code;
 	char method_reason[PLAN_REASON_LEN];
 	uint64_t *luns;
 	size_t count;
@@ -176,10 +191,24 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
  * plan_method() - how the plan finds LUNs, once decided
  * @p: the plan
  * @ret_reason: set to the reason in words
+ * @ret_code: set to the reason as a token ("noreportlun", "scsi-1",
+ *	"scsi-2", "usb", "scsi-3", "reportlun2", "report-luns-failed",
+ *	"nolun", "max-lun-0", "selected"), or NULL
  *
  * Return: the method (PLAN_METHOD_NONE until the first step).
  */
-enum plan_method plan_method(const struct plan *p, const char **ret_reason);
+enum plan_method plan_method(const struct plan *p, const char **ret_reason,
+			     const char **ret_code);
+
+/**
+ * plan_driver_takes_report_luns() - whether a host's driver passes REPORT
+ *	LUNS on
+ * @driver: the host's proc_name, or NULL
+ *
+ * Return: false for usb-storage and uas (the kernel sets
+ * starget->no_report_luns for them), true otherwise.
+ */
+bool plan_driver_takes_report_luns(const char *driver);
 
 /**
  * plan_free() - free what a plan holds

@@ -86,11 +86,18 @@ enum lun_outcome {
  * struct lun_report - one LUN's line in a target's report
  * @lun: the LUN
  * @outcome: what happened
- * @reason: why
+ * @code: why, as a stable token (the planner's action codes, plan.h, or
+ *	"lun0", "already-attached", "reached-through", "kernel-scan",
+ *	"kernel-scan-undone", "refused-by-type", "reach-only",
+ *	"attach-false", "no-longer-reported", "host-limit", "bound",
+ *	"not-writable", "write-failed", "delete-failed", "ghost",
+ *	"ghost-target"), or NULL
+ * @reason: why, for people
  */
 struct lun_report {
 	uint64_t lun;
 	enum lun_outcome outcome;
+	const char *code;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -138,7 +145,9 @@ struct ghost_report {
  *	quirk database)
  * @policy: those entries in words (title, file:line), or empty
  * @method: how LUNs were found
+ * @method_code: why that way, as a token (plan_method())
  * @method_reason: why that way
+ * @end_code: why the scan of the target ended, as a token (plan.h)
  * @end_reason: why the scan of the target ended
  * @reported: REPORT LUNS list, if one was read
  * @nreported: its length
@@ -177,7 +186,9 @@ struct target_report {
 	struct lunmask_set mask;
 	char policy[PLAN_REASON_LEN];
 	enum plan_method method;
+	const char *method_code;
 	char method_reason[PLAN_REASON_LEN];
+	const char *end_code;
 	char end_reason[PLAN_REASON_LEN];
 	uint64_t *reported;
 	size_t nreported;

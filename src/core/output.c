@@ -375,6 +375,8 @@ static const char *method_name(enum plan_method m)
 		return "REPORT LUNS";
 	case PLAN_METHOD_SEQUENTIAL:
 		return "sequential";
+	case PLAN_METHOD_SELECTED:
+		return "selected LUN";
 	default:
 		return "LUN 0 only";
 	}
@@ -591,8 +593,10 @@ json_object *output_scan_json(const struct scan_report *rep)
 			}
 			json_object_object_add(to, "method",
 					       output_json_string(method_name(t->method)));
+			json_object_object_add(to, "method_code", output_json_string(t->method_code));
 			json_object_object_add(to, "method_reason",
 					       output_json_string(t->method_reason));
+			json_object_object_add(to, "end_code", output_json_string(t->end_code));
 			json_object_object_add(to, "end_reason", output_json_string(t->end_reason));
 			if (t->reported) {
 				json_object *rl = json_object_new_array();
@@ -632,6 +636,8 @@ json_object *output_scan_json(const struct scan_report *rep)
 				json_object_object_add(
 					lo, "outcome",
 					output_json_string(lun_outcome_name(t->luns[l].outcome)));
+				json_object_object_add(lo, "reason_code",
+						       output_json_string(t->luns[l].code));
 				json_object_object_add(lo, "reason",
 						       output_json_string(t->luns[l].reason));
 				json_object_array_add(luns, lo);

@@ -19,6 +19,7 @@ enum state {
 	ST_REPORT_LIST,
 	ST_SEQUENTIAL,
 	ST_UNLISTED,
+	ST_SELECTED,
 	ST_DONE,
 };
 
@@ -47,30 +48,45 @@ void plan_free(struct plan *p)
 	p->count = 0;
 }
 
-enum plan_method plan_method(const struct plan *p, const char **ret_reason)
+enum plan_method plan_method(const struct plan *p, const char **ret_reason,
+			     const char **ret_code)
 {
 	if (ret_reason)
 		*ret_reason = p->method_reason;
+	if (ret_code)
+		*ret_code = p->method_code;
 	return p->method;
 }
 
-static void done(struct plan *p, struct plan_action *a, const char *why)
+bool plan_driver_takes_report_luns(const char *driver)
+{
+	return !driver || (strcmp(driver, "usb-storage") != 0 && strcmp(driver, "uas") != 0);
+}
+
+static void done(struct plan *p, struct plan_action *a, const char *code, const char *why)
 {
 	p->state = ST_DONE;
 	a->kind = PLAN_DONE;
 	a->lun = 0;
+	a->code = code;
 	say(a->reason, "%s", why);
 }
 
+static void method(struct plan *p, enum plan_method m, const char *code, const char *why)
+{
+	p->method = m;
+	p->method_code = code;
+	say(p->method_reason, "%s", why);
+}
+
 /* scsi_sequential_lun_scan(): the limit, then LUNs 1 .. limit-1. */
-static void start_sequential(struct plan *p, const char *why)
+static void start_sequential(struct plan *p, const char *code, const char *why)
 {
 	const struct plan_input *in = &p->in;
 	uint64_t limit = in->max_luns;
 	const char *what = "scsi_mod.max_luns";
 
-	p->method = PLAN_METHOD_SEQUENTIAL;
-	say(p->method_reason, "%s", why);
+	method(p, PLAN_METHOD_SEQUENTIAL, code, why);
 	if (in->flags & (BLIST_SPARSELUN | BLIST_FORCELUN)) {
 		/* The host's max_lun, which user space cannot read: a scan
 		 * write past it fails with EINVAL and ends the scan there. */
@@ -106,51 +122,96 @@ static void start_sequential(struct plan *p, const char *why)
 	p->state = ST_SEQUENTIAL;
 }
 
+static bool masked(const struct plan *p, uint64_t lun, struct plan_action *a);
+
+/* One LUN asked for: the policy and the database may still refuse it. */
+static void select_one(struct plan *p, struct plan_action *a)
+{
+	const struct plan_input *in = &p->in;
+	uint64_t lun = in->only_lun;
+	char why[64];
+
+	method(p, PLAN_METHOD_SELECTED, "selected", "only the LUN asked for");
+	snprintf(why, sizeof(why), "only LUN %llu selected", (unsigned long long)lun);
+	p->state = ST_SELECTED;
+	if (masked(p, lun, a)) {
+		/* LUN 0's line is written when the target is reached. */
+		if (lun == 0)
+			done(p, a, "selected-only", why);
+		return;
+	}
+	if (lun == 0 || lun == in->probe_lun) {
+		done(p, a, "selected-only", why);
+		return;
+	}
+	a->lun = lun;
+	if (in->flags & BLIST_NOLUN) {
+		a->kind = PLAN_SKIP;
+		a->code = "nolun";
+		say(a->reason, "nolun: LUN 0 only");
+	} else if (in->max_lun >= 0 && lun > (uint64_t)in->max_lun) {
+		a->kind = PLAN_SKIP;
+		a->code = "max-lun";
+		say(a->reason, "above max_lun %lld from the quirk database", in->max_lun);
+	} else {
+		a->kind = PLAN_PROBE;
+		a->code = "selected";
+		say(a->reason, "selected");
+	}
+}
+
 static void decide(struct plan *p, struct plan_action *a)
 {
 	const struct plan_input *in = &p->in;
 
 	if (!in->attach) {
-		done(p, a, "attach = false in the quirk database: no LUN is attached");
+		done(p, a, "attach-false", "attach = false in the quirk database: no LUN is attached");
+		return;
+	}
+	if (in->has_only_lun) {
+		select_one(p, a);
 		return;
 	}
 	if (in->flags & BLIST_NOLUN) {
-		say(p->method_reason, "nolun: LUN 0 only");
-		done(p, a, in->scsi_level < SCSI_LEVEL_3 ?
-				   "nolun: LUN 0 only (the kernel would still probe LUNs 1-7 "
-				   "of this SCSI-2 target)" :
-				   "nolun: LUN 0 only");
+		method(p, PLAN_METHOD_NONE, "nolun", "nolun: LUN 0 only");
+		done(p, a, "nolun",
+		     in->scsi_level < SCSI_LEVEL_3 ? "nolun: LUN 0 only (the kernel would still probe "
+						     "LUNs 1-7 of this SCSI-2 target)" :
+						     "nolun: LUN 0 only");
 		return;
 	}
 	if (in->max_lun == 0) {
-		say(p->method_reason, "max_lun = 0");
-		done(p, a, "max_lun = 0 in the quirk database: LUN 0 only");
+		method(p, PLAN_METHOD_NONE, "max-lun-0", "max_lun = 0");
+		done(p, a, "max-lun-0", "max_lun = 0 in the quirk database: LUN 0 only");
 		return;
 	}
 	if (in->flags & BLIST_NOREPORTLUN) {
-		start_sequential(p, "noreportlun: REPORT LUNS is never sent to this device");
+		start_sequential(p, "noreportlun",
+				 "noreportlun: REPORT LUNS is never sent to this device");
 		return;
 	}
 	if (in->scsi_level == SCSI_LEVEL_1 || in->scsi_level == SCSI_LEVEL_1_CCS) {
-		start_sequential(p, "a SCSI-1 target does not take REPORT LUNS");
+		start_sequential(p, "scsi-1", "a SCSI-1 target does not take REPORT LUNS");
 		return;
 	}
 	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_REPORTLUN2)) {
-		start_sequential(p, "a SCSI-2 target is scanned sequentially unless it has "
-				    "reportlun2");
+		start_sequential(p, "scsi-2",
+				 "a SCSI-2 target is scanned sequentially unless it has reportlun2");
 		return;
 	}
-	if (in->no_report_luns) {
-		start_sequential(p, "the host's driver does not take REPORT LUNS (USB)");
+	if (!plan_driver_takes_report_luns(in->driver)) {
+		start_sequential(p, "usb", "the host's driver does not take REPORT LUNS (USB)");
 		return;
 	}
-	p->method = PLAN_METHOD_REPORT_LUNS;
-	say(p->method_reason, "%s",
-	    in->scsi_level < SCSI_LEVEL_3 ? "reportlun2: REPORT LUNS although SCSI-2" :
-					    "SCSI-3 or later: REPORT LUNS");
+	if (in->scsi_level < SCSI_LEVEL_3)
+		method(p, PLAN_METHOD_REPORT_LUNS, "reportlun2",
+		       "reportlun2: REPORT LUNS although SCSI-2");
+	else
+		method(p, PLAN_METHOD_REPORT_LUNS, "scsi-3", "SCSI-3 or later: REPORT LUNS");
 	p->state = ST_REPORT_WAIT;
 	a->kind = PLAN_REPORT_LUNS;
 	a->lun = 0;
+	a->code = "report-luns";
 	say(a->reason, "%s", p->method_reason);
 }
 
@@ -183,6 +244,7 @@ static bool masked(const struct plan *p, uint64_t lun, struct plan_action *a)
 	a->kind = PLAN_SKIP;
 	a->lun = lun;
 	a->masked = true;
+	a->code = "masked";
 	lunmask_describe(&v, lun, a->reason, PLAN_REASON_LEN);
 	return true;
 }
@@ -207,12 +269,14 @@ static void next_unlisted(struct plan *p, struct plan_action *a)
 			return;
 		a->kind = PLAN_PROBE;
 		a->lun = lun;
+		a->code = "unlisted";
 		say(a->reason, "investigation: LUN %llu, which REPORT LUNS did not list",
 		    (unsigned long long)lun);
 		return;
 	}
-	done(p, a, "every LUN REPORT LUNS listed was tried, and LUNs 1-7 it did not list "
-		   "(investigation)");
+	done(p, a, "unlisted-done",
+	     "every LUN REPORT LUNS listed was tried, and LUNs 1-7 it did not list "
+	     "(investigation)");
 }
 
 static void next_listed(struct plan *p, struct plan_action *a)
@@ -227,11 +291,13 @@ static void next_listed(struct plan *p, struct plan_action *a)
 		a->lun = lun;
 		if (p->in.max_lun >= 0 && lun > (uint64_t)p->in.max_lun) {
 			a->kind = PLAN_SKIP;
+			a->code = "max-lun";
 			say(a->reason, "listed, but above max_lun %lld from the quirk database",
 			    p->in.max_lun);
 			return;
 		}
 		a->kind = PLAN_PROBE;
+		a->code = "listed";
 		say(a->reason, "listed by REPORT LUNS");
 		return;
 	}
@@ -241,7 +307,7 @@ static void next_listed(struct plan *p, struct plan_action *a)
 		next_unlisted(p, a);
 		return;
 	}
-	done(p, a, "every LUN REPORT LUNS listed was tried");
+	done(p, a, "list-done", "every LUN REPORT LUNS listed was tried");
 }
 
 static void next_sequential(struct plan *p, const struct plan_outcome *last,
@@ -251,25 +317,22 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 
 	if (p->seq_next > 1 || last->kind != PLAN_OUT_NONE) {
 		if (last->kind == PLAN_OUT_LIMIT) {
+			done(p, a, "host-limit", "");
 			say(a->reason, "LUN %llu is past the host's LUN limit: the scan ends",
 			    (unsigned long long)(p->seq_next - 1));
-			p->state = ST_DONE;
-			a->kind = PLAN_DONE;
 			return;
 		}
 		if (last->kind == PLAN_OUT_ABSENT && !sparse) {
+			done(p, a, "gap", "");
 			say(a->reason, "no LUN %llu: a sequential scan stops at the first gap",
 			    (unsigned long long)(p->seq_next - 1));
-			p->state = ST_DONE;
-			a->kind = PLAN_DONE;
 			return;
 		}
 	}
 	if (p->seq_next >= p->seq_limit) {
+		done(p, a, "sequential-end", "");
 		say(a->reason, "sequential scan ends at LUN %llu: %s",
 		    (unsigned long long)(p->seq_limit ? p->seq_limit - 1 : 0), p->limit_reason);
-		p->state = ST_DONE;
-		a->kind = PLAN_DONE;
 		return;
 	}
 	if (masked(p, p->seq_next, a)) {
@@ -278,6 +341,7 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 	}
 	a->kind = PLAN_PROBE;
 	a->lun = p->seq_next++;
+	a->code = "sequential";
 	say(a->reason, "sequential scan%s",
 	    !sparse		 ? "" :
 	    p->in.investigate ? " (investigation: past gaps)" :
@@ -293,7 +357,7 @@ static bool ghost_stop(struct plan *p, const struct plan_outcome *last, struct p
 {
 	if (last->kind != PLAN_OUT_PRESENT || !last->ghost || p->in.attach_ghosts)
 		return false;
-	done(p, a, "");
+	done(p, a, "ghosts", "");
 	say(a->reason, "LUN %llu is LUN %llu answering again (ghost LUNs): the scan stops, "
 		       "and only the LUN the target was reached through stays attached",
 	    (unsigned long long)p->last_probe, (unsigned long long)last->ghost_of);
@@ -325,7 +389,7 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 
 			snprintf(why, sizeof(why), "REPORT LUNS failed (%s): sequential scan",
 				 last->why ? last->why : "no answer");
-			start_sequential(p, why);
+			start_sequential(p, "report-luns-failed", why);
 			next_sequential(p, &none, next);
 			return 0;
 		}
@@ -344,8 +408,16 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 	case ST_UNLISTED:
 		next_unlisted(p, next);
 		return 0;
+	case ST_SELECTED: {
+		char why[64];
+
+		snprintf(why, sizeof(why), "only LUN %llu selected",
+			 (unsigned long long)p->in.only_lun);
+		done(p, next, "selected-only", why);
+		return 0;
+	}
 	default:
-		done(p, next, "done");
+		done(p, next, "done", "done");
 		return 0;
 	}
 }

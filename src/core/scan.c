@@ -191,11 +191,11 @@ const char *lun_outcome_name(enum lun_outcome o)
 	return (unsigned int)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
 }
 
-static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *fmt,
-		   ...) __attribute__((format(printf, 4, 5)));
+static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *code,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *fmt,
-		   ...)
+static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, const char *code,
+		   const char *fmt, ...)
 {
 	struct lun_report *l;
 	va_list ap;
@@ -212,6 +212,7 @@ static int add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, co
 	l = &t->luns[t->nluns++];
 	l->lun = lun;
 	l->outcome = o;
+	l->code = code;
 	va_start(ap, fmt);
 	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
 	va_end(ap);
@@ -435,7 +436,8 @@ static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
 	return -1;
 }
 
-static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why);
+static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *code,
+		  const char *why);
 
 /* Why a LUN's own INQUIRY refuses it: the last entry that set attach. */
 static void refusal_reason(char *why, size_t len, const struct inquiry *inq,
@@ -478,7 +480,7 @@ static int refused_by_own_inquiry(struct host_scan *hs, const struct target_repo
 
 /* One probe of the plan: attach @lun through the scan file and look. */
 static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t lun,
-		       const char *why, struct plan_outcome *o)
+		       const char *code, const char *why, struct plan_outcome *o)
 {
 	const struct scan_ctx *ctx = hs->ctx;
 	struct scsi_addr a = addr_of(t, lun);
@@ -494,52 +496,56 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 		t->kernel_kept[k] = true;
 		r = refused_by_own_inquiry(hs, t, lun, own, sizeof(own));
 		if (r != 0)
-			return r < 0 ? r : detach(hs, t, lun, own);
-		return add_lun(t, lun, LUN_ATTACHED, "%s (attached by the kernel's scan of this "
-						     "target, as the database agrees)", why);
+			return r < 0 ? r : detach(hs, t, lun, "refused-by-type", own);
+		return add_lun(t, lun, LUN_ATTACHED, "kernel-scan",
+			       "%s (attached by the kernel's scan of this target, as the database "
+			       "agrees)",
+			       why);
 	}
 	if (lun == t->probe_lun && t->probe_new) {
 		o->kind = PLAN_OUT_PRESENT;
-		return add_lun(t, lun, LUN_ATTACHED, "%s (the target was reached through it)", why);
+		return add_lun(t, lun, LUN_ATTACHED, "reached-through",
+			       "%s (the target was reached through it)", why);
 	}
 	if (attached_before(hs, &a) || (lun == t->probe_lun && sysfs_device_exists(ctx->sys, &a))) {
 		o->kind = PLAN_OUT_PRESENT;
-		return add_lun(t, lun, LUN_PRESENT, "already attached; left alone");
+		return add_lun(t, lun, LUN_PRESENT, "already-attached", "already attached; left alone");
 	}
 	if (ctx->opt.dry_run) {
 		/* Unknown until probed: a sequential plan goes on as if it were
 		 * a gap, so the dry run shows where a real scan would stop. */
 		o->kind = PLAN_OUT_ABSENT;
-		return add_lun(t, lun, LUN_WOULD_PROBE, "%s", why);
+		return add_lun(t, lun, LUN_WOULD_PROBE, code, "%s", why);
 	}
 	if (!lun_scan_writable(lun)) {
 		o->kind = PLAN_OUT_ABSENT;
-		return add_lun(t, lun, LUN_FAILED, "LUN 0x%" PRIx64 " cannot be named in the scan file",
-			       lun);
+		return add_lun(t, lun, LUN_FAILED, "not-writable",
+			       "LUN 0x%" PRIx64 " cannot be named in the scan file", lun);
 	}
 	r = host_scan_write(hs, t->addr.channel, t->addr.id, lun);
 	if (r == -EINVAL) {
 		o->kind = PLAN_OUT_LIMIT;
-		return add_lun(t, lun, LUN_LIMIT, "the host refuses this LUN (EINVAL): past its "
-						  "LUN limit");
+		return add_lun(t, lun, LUN_LIMIT, "host-limit",
+			       "the host refuses this LUN (EINVAL): past its LUN limit");
 	}
 	if (is_stop(r)) {
 		o->kind = PLAN_OUT_ABSENT;
-		return add_lun(t, lun, LUN_FAILED, "not tried: %s", hs->stop_reason);
+		return add_lun(t, lun, LUN_FAILED, "bound", "not tried: %s", hs->stop_reason);
 	}
 	if (r < 0) {
 		o->kind = PLAN_OUT_ABSENT;
-		return add_lun(t, lun, LUN_FAILED, "scan write failed: %s", strerror(-r));
+		return add_lun(t, lun, LUN_FAILED, "write-failed", "scan write failed: %s",
+			       strerror(-r));
 	}
 	if (sysfs_device_exists(ctx->sys, &a)) {
 		o->kind = PLAN_OUT_PRESENT;
 		r = refused_by_own_inquiry(hs, t, lun, own, sizeof(own));
 		if (r != 0)
-			return r < 0 ? r : detach(hs, t, lun, own);
-		return add_lun(t, lun, LUN_ATTACHED, "%s", why);
+			return r < 0 ? r : detach(hs, t, lun, "refused-by-type", own);
+		return add_lun(t, lun, LUN_ATTACHED, code, "%s", why);
 	}
 	o->kind = PLAN_OUT_ABSENT;
-	return add_lun(t, lun, LUN_ABSENT, "%s; no logical unit answered", why);
+	return add_lun(t, lun, LUN_ABSENT, code, "%s; no logical unit answered", why);
 }
 
 static int apply_report_luns(struct host_scan *hs, struct target_report *t, int fd,
@@ -625,19 +631,21 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
 			continue;
 		use = ctx->opt.force ? 0 : device_in_use(ctx->sys, a, held, sizeof(held));
 		if (use != 0) {
-			r = add_lun(t, a->lun, LUN_IN_USE,
+			r = add_lun(t, a->lun, LUN_IN_USE, "no-longer-reported",
 				    "no longer reported, but %s: kept (--force deletes it)", held);
 			continue;
 		}
 		if (ctx->opt.dry_run) {
-			r = add_lun(t, a->lun, LUN_WOULD_REMOVE, "no longer reported");
+			r = add_lun(t, a->lun, LUN_WOULD_REMOVE, "no-longer-reported",
+				    "no longer reported");
 			continue;
 		}
 		use = sysfs_delete(ctx->sys, a);
 		if (use < 0)
-			r = add_lun(t, a->lun, LUN_FAILED, "delete failed: %s", strerror(-use));
+			r = add_lun(t, a->lun, LUN_FAILED, "delete-failed", "delete failed: %s",
+				    strerror(-use));
 		else
-			r = add_lun(t, a->lun, LUN_REMOVED, "no longer reported%s",
+			r = add_lun(t, a->lun, LUN_REMOVED, "no-longer-reported", "no longer reported%s",
 				    ctx->opt.force ? " (--force)" : "");
 	}
 	free(addrs);
@@ -649,7 +657,8 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
  * moment ago, but udev rules or an automounter may already hold it: an
  * error while checking keeps it too.
  */
-static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why)
+static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *code,
+		  const char *why)
 {
 	struct scsi_addr a = addr_of(t, lun);
 	char held[256];
@@ -659,12 +668,13 @@ static int detach(struct host_scan *hs, struct target_report *t, uint64_t lun, c
 		return 0;
 	r = hs->ctx->opt.force ? 0 : device_in_use(hs->ctx->sys, &a, held, sizeof(held));
 	if (r != 0)
-		return add_lun(t, lun, LUN_IN_USE, "%s, but %s: kept (--force deletes it)", why,
-			       held);
+		return add_lun(t, lun, LUN_IN_USE, code, "%s, but %s: kept (--force deletes it)",
+			       why, held);
 	r = sysfs_delete(hs->ctx->sys, &a);
 	if (r < 0)
-		return add_lun(t, lun, LUN_FAILED, "could not delete it again: %s", strerror(-r));
-	return add_lun(t, lun, LUN_DETACHED, "%s", why);
+		return add_lun(t, lun, LUN_FAILED, "delete-failed", "could not delete it again: %s",
+			       strerror(-r));
+	return add_lun(t, lun, LUN_DETACHED, code, "%s", why);
 }
 
 /* LUNs the kernel's own scan of the target attached that the database
@@ -678,8 +688,9 @@ static int undo_kernel_luns(struct host_scan *hs, struct target_report *t)
 
 		if (t->kernel_kept[i])
 			continue;
-		r = detach(hs, t, a.lun, "attached by the kernel's scan of this target; the quirk "
-					 "database would not attach it");
+		r = detach(hs, t, a.lun, "kernel-scan-undone",
+			   "attached by the kernel's scan of this target; the quirk database would "
+			   "not attach it");
 	}
 	return r;
 }
@@ -698,20 +709,22 @@ static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lu
 	int r;
 
 	if (!sysfs_device_exists(ctx->sys, &a))
-		return add_lun(t, lun, LUN_SKIPPED, "%s", why);
+		return add_lun(t, lun, LUN_SKIPPED, "masked", "%s", why);
 	if (!ctx->opt.remove)
-		return add_lun(t, lun, LUN_PRESENT, "attached, but %s: left alone (--remove "
-						    "detaches it)", why);
+		return add_lun(t, lun, LUN_PRESENT, "masked",
+			       "attached, but %s: left alone (--remove detaches it)", why);
 	r = ctx->opt.force ? 0 : device_in_use(ctx->sys, &a, held, sizeof(held));
 	if (r != 0)
-		return add_lun(t, lun, LUN_IN_USE, "%s, but %s: kept (--force deletes it)", why,
-			       held);
+		return add_lun(t, lun, LUN_IN_USE, "masked", "%s, but %s: kept (--force deletes it)",
+			       why, held);
 	if (ctx->opt.dry_run)
-		return add_lun(t, lun, LUN_WOULD_REMOVE, "%s", why);
+		return add_lun(t, lun, LUN_WOULD_REMOVE, "masked", "%s", why);
 	r = sysfs_delete(ctx->sys, &a);
 	if (r < 0)
-		return add_lun(t, lun, LUN_FAILED, "delete failed: %s", strerror(-r));
-	return add_lun(t, lun, LUN_REMOVED, "%s%s", why, ctx->opt.force ? " (--force)" : "");
+		return add_lun(t, lun, LUN_FAILED, "delete-failed", "delete failed: %s",
+			       strerror(-r));
+	return add_lun(t, lun, LUN_REMOVED, "masked", "%s%s", why,
+		       ctx->opt.force ? " (--force)" : "");
 }
 
 /*
@@ -873,6 +886,7 @@ static int undo_ghosts(struct host_scan *hs, struct target_report *t, uint64_t k
 		hs->detach = p;
 		hs->detach[hs->ndetach++] = (struct pending_detach){ t - hs->rep->targets, i };
 		l->outcome = LUN_DETACHED;
+		l->code = l->lun == g->lun ? "ghost" : "ghost-target";
 		if (l->lun == g->lun)
 			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
 				 g->same_as, g->evidence.text);
@@ -999,7 +1013,10 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.max_lun = t->match.max_lun;
 	in.attach = t->target_attach;
 	in.max_luns = hs->max_luns;
-	in.no_report_luns = hs->usb;
+	in.driver = hs->driver[0] ? hs->driver : NULL;
+	in.has_only_lun = sel->lun_set;
+	in.only_lun = sel->lun;
+	in.probe_lun = t->probe_lun;
 	in.attach_ghosts = ctx->opt.attach_ghosts || ctx->opt.investigate;
 	in.investigate = ctx->opt.investigate;
 	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
@@ -1008,8 +1025,9 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	if (!in.attach) {
 		snprintf(t->end_reason, sizeof(t->end_reason),
 			 "attach = false in the quirk database: no LUN is attached");
+		t->end_code = "attach-false";
 		if (lun0_new)
-			r = detach(hs, t, 0, "attach = false in the quirk database");
+			r = detach(hs, t, 0, "attach-false", "attach = false in the quirk database");
 		if (r == 0)
 			r = undo_kernel_luns(hs, t);
 		goto out;
@@ -1028,43 +1046,17 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	if (in.lun0_present && t->probe_lun == 0 && !v0.allowed)
 		r = masked_lun(hs, t, 0, mask_why);
 	else if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
-		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT, "%s",
+		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT,
+			    lun0_new ? "lun0" : "already-attached", "%s",
 			    lun0_new ? "LUN 0: the target answered" :
 				       "already attached; left alone");
 	if (r < 0)
 		goto out;
-
-	if (sel->lun_set) {
-		/* The database may still forbid it. */
-		struct plan_outcome one;
-
-		if (lun0_only_to_reach && sel->lun != 0)
-			snprintf(t->reach_reason, sizeof(t->reach_reason),
-				 "through LUN 0, attached for this scan and detached after it "
-				 "(only LUN %" PRIu64 " was selected)",
-				 sel->lun);
-
-		struct lunmask_verdict vs;
-		char sel_why[PLAN_REASON_LEN];
-
-		lunmask_decide(&t->mask, sel->lun, &vs);
-		if (!vs.allowed) {
-			lunmask_describe(&vs, sel->lun, sel_why, sizeof(sel_why));
-			if (sel->lun != 0)
-				r = masked_lun(hs, t, sel->lun, sel_why);
-		} else if (sel->lun == 0 || sel->lun == t->probe_lun) {
-			snprintf(t->end_reason, sizeof(t->end_reason), "only LUN %" PRIu64 " selected",
-				 sel->lun);
-		} else if ((t->match.flags & BLIST_NOLUN)) {
-			r = add_lun(t, sel->lun, LUN_SKIPPED, "nolun: LUN 0 only");
-		} else if (t->match.max_lun >= 0 && sel->lun > (uint64_t)t->match.max_lun) {
-			r = add_lun(t, sel->lun, LUN_SKIPPED, "above max_lun %lld from the quirk "
-							       "database", t->match.max_lun);
-		} else {
-			r = apply_probe(hs, t, sel->lun, "selected", &one);
-		}
-		goto cleanup;
-	}
+	if (lun0_only_to_reach && sel->lun_set && sel->lun != 0)
+		snprintf(t->reach_reason, sizeof(t->reach_reason),
+			 "through LUN 0, attached for this scan and detached after it (only LUN "
+			 "%" PRIu64 " was selected)",
+			 sel->lun);
 
 	gw.all = ctx->opt.investigate;
 	if (!temporary && !ctx->opt.dry_run &&
@@ -1083,6 +1075,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		memset(&o, 0, sizeof(o));
 		if (a.kind == PLAN_DONE) {
 			snprintf(t->end_reason, sizeof(t->end_reason), "%s", a.reason);
+			t->end_code = a.code;
 			if (a.ghosts) {
 				t->ghost_stop = true;
 				t->ghost_kept = gw.ref_lun;
@@ -1095,11 +1088,11 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		else if (a.kind == PLAN_SKIP && a.masked)
 			r = masked_lun(hs, t, a.lun, a.reason);
 		else if (a.kind == PLAN_SKIP)
-			r = add_lun(t, a.lun, LUN_SKIPPED, "%s", a.reason);
+			r = add_lun(t, a.lun, LUN_SKIPPED, a.code, "%s", a.reason);
 		else if ((temporary || lun0_only_to_reach) && a.lun == t->probe_lun)
 			o.kind = PLAN_OUT_PRESENT;
 		else
-			r = apply_probe(hs, t, a.lun, a.reason, &o);
+			r = apply_probe(hs, t, a.lun, a.code, a.reason, &o);
 		if (r == 0 && o.kind == PLAN_OUT_PRESENT && t->nluns &&
 		    t->luns[t->nluns - 1].lun == a.lun &&
 		    (t->luns[t->nluns - 1].outcome == LUN_ATTACHED ||
@@ -1114,12 +1107,12 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			break;
 		}
 	}
-	t->method = plan_method(&p, &method_reason);
+	t->method = plan_method(&p, &method_reason, &t->method_code);
 	snprintf(t->method_reason, sizeof(t->method_reason), "%s", method_reason);
 	plan_free(&p);
 	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
 		r = remove_unlisted(hs, t);
-cleanup: {
+	{
 	/* Even a stopped scan takes back what the kernel attached against
 	 * the database. */
 	int r2 = undo_kernel_luns(hs, t);
@@ -1131,6 +1124,9 @@ cleanup: {
 		r = undo_investigation(hs, t);
 	if (temporary || lun0_only_to_reach) {
 		int r2 = detach(hs, t, t->probe_lun,
+				temporary    ? "reach-only" :
+				lun0_refused ? "refused-by-type" :
+					       "reach-only",
 				temporary    ? "the REPORT LUNS well-known LUN, attached only to "
 					       "reach the target" :
 				lun0_refused ? lun0_why :
@@ -1258,7 +1254,7 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 			snprintf(tr->end_reason, sizeof(tr->end_reason),
 				 "only LUN %" PRIu64 " selected, and the policy refuses it",
 				 sel->lun);
-			return add_lun(tr, sel->lun, LUN_SKIPPED, "%s", why) < 0 ? -ENOMEM : 1;
+			return add_lun(tr, sel->lun, LUN_SKIPPED, "masked", "%s", why) < 0 ? -ENOMEM : 1;
 		}
 		a.lun = 0;
 	}

@@ -635,6 +635,10 @@ class Ghosts(ScanTest):
         self.assertIn("VPD 0x80 serial 'GH01' identical", g["evidence"])
         self.assertIn("VPD 0x83 naa.5000c500deadbe01 identical", g["evidence"])
         self.assertIn("ghost LUNs", tgt["end_reason"])
+        # the same decisions as stable tokens
+        self.assertEqual((tgt["method_code"], tgt["end_code"]), ("scsi-3", "ghosts"))
+        self.assertEqual([(lu["lun"], lu["reason_code"]) for lu in tgt["luns"]],
+                         [(0, "lun0"), (1, "ghost")])
         # one serial, distinct NAA designators: an array's LUNs, all attached
         luns, tgt = self.lun_outcomes(r, "0:0:1")
         self.assertEqual(luns, {0: "attached", 1: "attached", 2: "attached"})

@@ -353,7 +353,7 @@ static char *run_plan(const struct plan_input *in, const struct fake_target *t,
 		}
 	}
 	if (ret_method)
-		*ret_method = plan_method(&p, NULL);
+		*ret_method = plan_method(&p, NULL, NULL);
 	plan_free(&p);
 	return out;
 }
@@ -455,8 +455,12 @@ START_TEST(plan_flags)
 	in.flags = 0;
 	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,3,4");
 	/* the USB drivers' no_report_luns */
-	in.no_report_luns = true;
+	in.driver = "usb-storage";
 	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
+	in.driver = "uas";
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
+	in.driver = "mpt3sas";
+	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,3,4");
 }
 END_TEST
 
@@ -583,21 +587,85 @@ START_TEST(plan_reasons)
 	struct plan_input in = base(SCSI_LEVEL_2);
 	struct plan_action a;
 	struct plan p;
-	const char *why;
+	const char *why, *code;
 
 	in.flags = BLIST_NOLUN;
 	plan_init(&p, &in);
 	ck_assert_int_eq(plan_step(&p, NULL, &a), 0);
 	ck_assert_int_eq(a.kind, PLAN_DONE);
 	ck_assert_ptr_nonnull(strstr(a.reason, "kernel would still probe LUNs 1-7"));
+	ck_assert_str_eq(a.code, "nolun");
 	plan_free(&p);
 	in.flags = 0;
 	plan_init(&p, &in);
 	ck_assert_int_eq(plan_step(&p, NULL, &a), 0);
-	ck_assert_int_eq(plan_method(&p, &why), PLAN_METHOD_SEQUENTIAL);
+	ck_assert_int_eq(plan_method(&p, &why, &code), PLAN_METHOD_SEQUENTIAL);
+	ck_assert_str_eq(code, "scsi-2");
 	ck_assert_ptr_nonnull(strstr(why, "SCSI-2"));
 	ck_assert_int_eq(a.kind, PLAN_PROBE);
 	ck_assert_uint_eq(a.lun, 1);
+	ck_assert_str_eq(a.code, "sequential");
+	plan_free(&p);
+}
+END_TEST
+
+/* One LUN asked for: what the plan does with it, and why, in codes. */
+static const struct select_case {
+	const char *what;
+	uint64_t flags;
+	long long max_lun;
+	bool attach;
+	uint64_t lun, probe_lun;
+	bool masked;
+	enum plan_action_kind first;
+	const char *first_code, *end_code;
+} select_cases[] = {
+	{ "a LUN to probe", 0, -1, true, 5, 0, false, PLAN_PROBE, "selected", "selected-only" },
+	{ "LUN 0 itself", 0, -1, true, 0, 0, false, PLAN_DONE, "selected-only", NULL },
+	{ "the LUN the target came through", 0, -1, true, 4, 4, false, PLAN_DONE,
+	  "selected-only", NULL },
+	{ "nolun", BLIST_NOLUN, -1, true, 3, 0, false, PLAN_SKIP, "nolun", "selected-only" },
+	{ "above max_lun", 0, 2, true, 3, 0, false, PLAN_SKIP, "max-lun", "selected-only" },
+	{ "the policy refuses it", 0, -1, true, 3, 0, true, PLAN_SKIP, "masked", "selected-only" },
+	{ "the policy refuses LUN 0", 0, -1, true, 0, 0, true, PLAN_DONE, "selected-only", NULL },
+	{ "attach = false first", 0, -1, false, 3, 0, false, PLAN_DONE, "attach-false", NULL },
+};
+
+START_TEST(plan_selected_lun)
+{
+	const struct select_case *c = &select_cases[_i];
+	struct plan_input in = base(SCSI_LEVEL_SPC_3);
+	struct lun_range excluded = { 0, 3 };
+	struct lunmask_entry e = { .file = "f", .title = "t", .iscsi_tpgt = -1, .channel = -1,
+				   .id = -1, .exclude = &excluded, .nexclude = 1 };
+	const struct lunmask_entry *items[] = { &e };
+	struct lunmask_set mask = { .items = items, .count = 1 };
+	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
+	struct plan_action a;
+	struct plan p;
+	const char *code;
+
+	in.flags = c->flags;
+	in.max_lun = c->max_lun;
+	in.attach = c->attach;
+	in.has_only_lun = true;
+	in.only_lun = c->lun;
+	in.probe_lun = c->probe_lun;
+	if (c->masked)
+		in.mask = &mask;
+	plan_init(&p, &in);
+	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+	ck_assert_msg(a.kind == c->first, "%s: action %d", c->what, a.kind);
+	ck_assert_msg(strcmp(a.code, c->first_code) == 0, "%s: code %s", c->what, a.code);
+	if (c->first == PLAN_PROBE || c->first == PLAN_SKIP) {
+		ck_assert_uint_eq(a.lun, c->lun);
+		o.kind = PLAN_OUT_PRESENT;
+		ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+		ck_assert_int_eq(a.kind, PLAN_DONE);
+		ck_assert_str_eq(a.code, c->end_code);
+	}
+	if (c->attach)
+		ck_assert_int_eq(plan_method(&p, NULL, &code), PLAN_METHOD_SELECTED);
 	plan_free(&p);
 }
 END_TEST
@@ -655,6 +723,7 @@ int main(void)
 	tcase_add_test(tc, plan_no_lun0);
 	tcase_add_test(tc, plan_reasons);
 	tcase_add_test(tc, plan_ghosts);
+	tcase_add_loop_test(tc, plan_selected_lun, 0, sizeof(select_cases) / sizeof(select_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
