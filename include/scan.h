@@ -124,7 +124,9 @@ struct ghost_report {
  *	a target id): a later scan may reach it
  * @found_reason: how discovery came to this target (listed by the
  *	transport's topology, or probed)
+ * @found_code: the same as a token: "listed" or "probed"
  * @reach_reason: how its LUNs were reached when LUN 0 is absent, or empty
+ * @reach_code: how it was reached, as a token (reach_step()), or NULL
  * @probe_lun: the LUN that commands went through (0, a W-LUN, or another)
  * @probe_new: @probe_lun is a LUN the policy names, attached by this scan
  *	to reach the target (LUN 0 being refused)
@@ -172,7 +174,9 @@ struct target_report {
 	char error[256];
 	bool retry_later;
 	char found_reason[DISCOVER_REASON_LEN];
-	char reach_reason[PLAN_REASON_LEN + 96];
+	const char *found_code;
+	char reach_reason[REACH_REASON_LEN];
+	const char *reach_code;
 	uint64_t probe_lun;
 	bool probe_new;
 	uint64_t *kernel_luns;

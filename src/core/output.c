@@ -558,10 +558,12 @@ json_object *output_scan_json(const struct scan_report *rep)
 			json_object_object_add(to, "error",
 					       t->failed ? output_json_string(t->error) : NULL);
 			json_object_object_add(to, "found", output_json_string(t->found_reason));
+			json_object_object_add(to, "found_code", output_json_string(t->found_code));
 			json_object_object_add(to, "reached",
 					       t->reach_reason[0] ?
 						       output_json_string(t->reach_reason) :
 						       NULL);
+			json_object_object_add(to, "reach_code", output_json_string(t->reach_code));
 			if (t->mask.count) {
 				json_object *ml = json_object_new_array();
 

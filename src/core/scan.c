@@ -167,16 +167,6 @@ static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned 
 	return r;
 }
 
-/*
- * EINVAL from a scan write is the host's channel, id or LUN limit. Where
- * LUN 0 was not written (the policy refuses it), the host taking a LUN at
- * least this high before means the channel or id is past its limit.
- */
-static bool limit_is_target(const struct host_scan *hs, uint64_t lun)
-{
-	return hs->max_lun_ok >= 0 && lun <= (uint64_t)hs->max_lun_ok;
-}
-
 const char *lun_outcome_name(enum lun_outcome o)
 {
 	static const char *const names[] = {
@@ -1192,12 +1182,49 @@ static struct target_report *found_target(struct host_scan *hs, unsigned int c, 
 {
 	struct target_report *tr = new_target(hs->rep, c, t);
 
-	if (tr && why)
+	if (tr && why) {
 		snprintf(tr->found_reason, sizeof(tr->found_reason), "%s", why->reason);
+		tr->found_code = why->listed ? "listed" : "probed";
+	}
 	return tr;
 }
 
-/* Finds one target and scans it. Return: 1 found (or listed by the
+/* One write of the reach machine, and what came of it. */
+static void reach_write(struct host_scan *hs, unsigned int c, unsigned int t,
+			const struct reach_action *ra, uint64_t **kluns, size_t *nkluns,
+			struct reach_outcome *o)
+{
+	struct scsi_addr a = { hs->host, c, t, ra->lun };
+	int r = host_scan_write(hs, c, t, ra->lun);
+
+	memset(o, 0, sizeof(*o));
+	o->max_lun_ok = hs->max_lun_ok;
+	if (r == -EINVAL) {
+		o->kind = REACH_OUT_EINVAL;
+	} else if (r < 0) {
+		o->kind = REACH_OUT_ERROR;
+		o->error = r;
+		o->stopped = is_stop(r);
+	} else if (ra->kernel_scan) {
+		o->kind = REACH_OUT_EMPTY;
+		free(*kluns);
+		*kluns = NULL;
+		*nkluns = 0;
+		r = kernel_attached(hs, c, t, kluns, nkluns);
+		if (r < 0) {
+			o->kind = REACH_OUT_ERROR;
+			o->error = r;
+		} else if (*nkluns) {
+			o->kind = REACH_OUT_ATTACHED;
+			o->lun = (*kluns)[0];
+		}
+	} else {
+		o->kind = sysfs_device_exists(hs->ctx->sys, &a) ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
+	}
+}
+
+/* Finds one target and scans it: reach_step() decides how the target is
+ * reached, this carries it out. Return: 1 found (or listed by the
  * topology, and reported either way), 0 nothing there, -EINVAL the id or
  * channel is past the host's limits, -ECANCELED the host's scan must
  * stop, other errors. */
@@ -1207,209 +1234,90 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	const struct scan_ctx *ctx = hs->ctx;
 	unsigned int c = da->channel, t = da->id;
 	struct scsi_addr a = { hs->host, c, t, 0 };
-	struct target_report *tr;
-	bool lun0_new = false, temporary = false, probe_new = false, found;
-	const char *wlun_result = NULL;
-	char reach[sizeof(tr->reach_reason)] = "";
-	uint64_t probe = 0, *kluns = NULL;
-	size_t nkluns = 0;
-	int r;
-
-	bool had = any_lun_of(before, nbefore, c, t, &probe);
+	struct reach_input in = { .dry_run = ctx->opt.dry_run, .listed = da->listed,
+				  .wlun_impossible = hs->wlun_impossible };
+	struct reach_outcome o = { .kind = REACH_OUT_NONE, .max_lun_ok = -1 };
+	struct lunmask_verdict v0, vw, vs;
 	struct lunmask_set mask = { 0 };
-	struct lunmask_verdict v0, vw;
-	char policy[sizeof(tr->policy)], lun0_why[PLAN_REASON_LEN] = "";
-	uint64_t first_allowed = 0;
-	int allowed;
+	struct target_report *tr;
+	struct reach_action ra;
+	char policy[sizeof(tr->policy)], lun0_why[PLAN_REASON_LEN] = "", why[PLAN_REASON_LEN];
+	uint64_t *kluns = NULL;
+	size_t nkluns = 0;
+	struct reach rs;
+	int r;
 
 	hs->target_start_ms = now_ms();
 	hs->target_writes = 0;
 	r = select_mask(hs, c, t, false, &mask, policy, sizeof(policy));
 	if (r < 0)
 		return r;
+	in.other_attached = any_lun_of(before, nbefore, c, t, &in.other_lun);
+	in.lun0_attached = sysfs_device_exists(ctx->sys, &a);
 	lunmask_decide(&mask, 0, &v0);
+	in.lun0_allowed = v0.allowed;
 	if (!v0.allowed)
 		lunmask_describe(&v0, 0, lun0_why, sizeof(lun0_why));
-	allowed = lunmask_next_allowed(&mask, UINT64_MAX, &first_allowed);
+	in.lun0_why = lun0_why;
+	in.allowed = lunmask_next_allowed(&mask, UINT64_MAX, &in.first_allowed);
+	in.mask = &mask;
+	in.restricts = lunmask_restricts(&mask);
 	/* The well-known LUN is no unit an upper-level driver takes: allow
 	 * lists do not keep it out, an explicit exclusion does. */
 	lunmask_decide(&mask, LUN_WLUN_REPORT_LUNS, &vw);
-	if (vw.rule == LUNMASK_EXCLUDED)
-		wlun_result = "is excluded by the lunmask policy";
-	found = sysfs_device_exists(ctx->sys, &a);
+	in.wlun_excluded = vw.rule == LUNMASK_EXCLUDED;
 	if (sel->lun_set) {
-		struct lunmask_verdict vs;
-		char why[PLAN_REASON_LEN];
-
 		lunmask_decide(&mask, sel->lun, &vs);
 		a.lun = sel->lun;
-		if (!vs.allowed && !sysfs_device_exists(ctx->sys, &a)) {
-			/* Reaching the target would be for nothing. */
-			lunmask_set_clear(&mask);
-			tr = found_target(hs, c, t, da);
-			if (!tr)
-				return -ENOMEM;
-			snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
-			lunmask_describe(&vs, sel->lun, why, sizeof(why));
-			snprintf(tr->end_reason, sizeof(tr->end_reason),
-				 "only LUN %" PRIu64 " selected, and the policy refuses it",
-				 sel->lun);
-			return add_lun(tr, sel->lun, LUN_SKIPPED, "masked", "%s", why) < 0 ? -ENOMEM : 1;
-		}
-		a.lun = 0;
+		in.selected_refused = !vs.allowed && !sysfs_device_exists(ctx->sys, &a);
 	}
-	if (!found && !had && allowed == 0) {
-		/* The policy allows no LUN at all here: nothing is written, so
-		 * nothing can appear, not even for a moment. */
-		lunmask_set_clear(&mask);
-		if (!da->listed)
-			return 0;
-		tr = found_target(hs, c, t, da);
-		if (!tr)
-			return -ENOMEM;
-		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
-		snprintf(tr->end_reason, sizeof(tr->end_reason),
-			 "the lunmask policy allows no LUN of this target (%s): not scanned",
-			 lun0_why);
-		return 1;
-	}
-	if (found) {
-		probe = 0;
-	} else if (!ctx->opt.dry_run && v0.allowed) {
-		/* LUN 0 first, as the kernel's target scan does. */
-		r = host_scan_write(hs, c, t, 0);
-		if (r < 0 && !(r == -EINVAL && had))
-			goto refused;
-		if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
-			found = true;
-			lun0_new = true;
-			probe = 0;
-		}
-	}
-	/* No LUN 0, but another LUN of the target is attached: use it. */
-	if (!found && had) {
-		found = true;
-		snprintf(reach, sizeof(reach), "LUN 0 absent: commands go through LUN %" PRIu64
-			 ", attached before this scan", probe);
-	}
-	if (!found && !ctx->opt.dry_run && !hs->wlun_impossible && vw.rule != LUNMASK_EXCLUDED) {
-		a.lun = LUN_WLUN_REPORT_LUNS;
-		r = host_scan_write(hs, c, t, LUN_WLUN_REPORT_LUNS);
-		if (r == -EINVAL && !v0.allowed && limit_is_target(hs, LUN_WLUN_REPORT_LUNS)) {
-			lunmask_set_clear(&mask);
-			return r;
-		} else if (r == -EINVAL && !v0.allowed) {
-			/* Without a LUN 0 write before it, EINVAL may mean an
-			 * id past the host's limit as well as a LUN limit. */
-			wlun_result = "was refused with EINVAL";
-		} else if (r == -EINVAL) {
+	reach_init(&rs, &in);
+	for (;;) {
+		reach_step(&rs, &o, &ra);
+		if (ra.wlun_impossible && !hs->wlun_impossible) {
 			hs->wlun_impossible = true;
 			snprintf(hs->rep->notes, sizeof(hs->rep->notes),
 				 "the host's LUN limit is below the REPORT LUNS well-known LUN "
 				 "(49409): a target without LUN 0 is scanned by the kernel, then "
 				 "the quirk database applied");
-		} else if (r < 0) {
-			goto refused;
-		} else if (sysfs_device_exists(ctx->sys, &a)) {
-			found = true;
-			temporary = true;
-			probe = LUN_WLUN_REPORT_LUNS;
-			snprintf(reach, sizeof(reach),
-				 "LUN 0 absent: reached through the REPORT LUNS well-known LUN "
-				 "(49409), attached for this scan and detached after it");
-		} else {
-			wlun_result = "attached nothing (the device refused it, e.g. with CHECK "
-				      "CONDITION)";
 		}
+		if (ra.kind != REACH_WRITE)
+			break;
+		reach_write(hs, c, t, &ra, &kluns, &nkluns, &o);
 	}
-	if (hs->wlun_impossible)
-		wlun_result = "is past the host's LUN limit (EINVAL)";
-	if (!found && !ctx->opt.dry_run && !v0.allowed && allowed == 1) {
-		/* LUN 0 is refused and there is no well-known LUN: the LUNs the
-		 * policy names are the only way in, and harmless to try. */
-		for (uint64_t lun = first_allowed; !found;) {
-			a.lun = lun;
-			r = host_scan_write(hs, c, t, lun);
-			if (r == -EINVAL && limit_is_target(hs, lun) && !da->listed) {
-				lunmask_set_clear(&mask);
-				return r;
-			}
-			if (r < 0 && r != -EINVAL)
-				goto refused;
-			if (r == 0 && sysfs_device_exists(ctx->sys, &a)) {
-				found = true;
-				probe = lun;
-				probe_new = true;
-				snprintf(reach, sizeof(reach),
-					 "LUN 0 is %s: reached through LUN %" PRIu64
-					 ", which the policy names",
-					 lun0_why, lun);
-			} else if (lunmask_next_allowed(&mask, lun, &lun) != 1) {
-				break;
-			}
-		}
-	}
-	if (!found && !ctx->opt.dry_run && lunmask_restricts(&mask)) {
-		/* The kernel's scan of the target would attach every LUN. */
+	if (ra.kind != REACH_FOUND) {
+		free(kluns);
 		lunmask_set_clear(&mask);
-		if (!da->listed)
-			return 0;
+	}
+	switch (ra.kind) {
+	case REACH_NONE:
+		return 0;
+	case REACH_LIMIT:
+		return -EINVAL;
+	case REACH_ABORT:
+		return ra.error;
+	case REACH_REPORT:
 		tr = found_target(hs, c, t, da);
 		if (!tr)
 			return -ENOMEM;
 		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
-		if (v0.allowed)
-			target_fail(tr, "not reached: no LUN 0 and the REPORT LUNS well-known LUN "
-				    "(49409) %s; the kernel's scan of the target would attach LUNs "
-				    "the lunmask policy refuses (name the LUNs to attach in a luns "
-				    "list to reach it through them)",
-				    wlun_result ? wlun_result : "did not answer");
+		tr->end_code = ra.code;
+		if (strcmp(ra.code, "selected-refused") == 0) {
+			lunmask_describe(&vs, sel->lun, why, sizeof(why));
+			snprintf(tr->end_reason, sizeof(tr->end_reason),
+				 "only LUN %" PRIu64 " selected, and the policy refuses it", sel->lun);
+			return add_lun(tr, sel->lun, LUN_SKIPPED, "masked", "%s", why) < 0 ? -ENOMEM :
+											       1;
+		}
+		if (strcmp(ra.code, "stopped") == 0)
+			target_fail(tr, "%s", hs->stop_reason);
+		else if (ra.failed)
+			target_fail(tr, "%s", ra.reason);
 		else
-			target_fail(tr, "not reached: LUN 0 is %s, the REPORT LUNS well-known LUN "
-				    "(49409) %s, and %s",
-				    lun0_why, wlun_result ? wlun_result : "did not answer",
-				    allowed == 1 ? "no LUN the policy names answered" :
-						   "the policy names no short list of LUNs to try");
-		return 1;
-	}
-	if (!found && !ctx->opt.dry_run) {
-		/* No way to reach the target without the kernel: let it scan
-		 * this one target ("C T -"), then apply the database. */
-		r = host_scan_write(hs, c, t, UINT64_MAX);
-		if (r < 0 && r != -EINVAL)
-			goto refused;
-		if (r == 0) {
-			r = kernel_attached(hs, c, t, &kluns, &nkluns);
-			if (r < 0)
-				return r;
-			if (nkluns) {
-				found = true;
-				probe = kluns[0];
-				snprintf(reach, sizeof(reach),
-					 "LUN 0 absent and the REPORT LUNS well-known LUN %s: the "
-					 "kernel scanned this one target (C T -), then the quirk "
-					 "database was applied to what it attached",
-					 wlun_result ? wlun_result : "unusable");
-			}
-		}
-	}
-	if (!found && da->listed) {
-		tr = found_target(hs, c, t, da);
-		if (!tr) {
-			lunmask_set_clear(&mask);
-			return -ENOMEM;
-		}
-		snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
-		lunmask_set_clear(&mask);
-		snprintf(tr->end_reason, sizeof(tr->end_reason),
-			 "%s: no LUN answered (not LUN 0, not the REPORT LUNS well-known LUN, "
-			 "not the kernel's scan of the target)",
-			 ctx->opt.dry_run ? "dry run, nothing attached" : "listed by the topology");
-		return 1;
-	}
-	if (!found) {
-		lunmask_set_clear(&mask);
-		return 0;
+			snprintf(tr->end_reason, sizeof(tr->end_reason), "%s", ra.reason);
+		return ra.error == -ECANCELED ? -ECANCELED : 1;
+	default:
+		break;
 	}
 	tr = found_target(hs, c, t, da);
 	if (!tr) {
@@ -1418,42 +1326,25 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 		return -ENOMEM;
 	}
 	tr->mask = mask;
-	tr->probe_new = probe_new;
+	tr->probe_new = ra.probe_new;
+	tr->reach_code = ra.code;
 	snprintf(tr->policy, sizeof(tr->policy), "%s", policy);
-	if (!v0.allowed && probe != 0 && !reach[0])
-		snprintf(reach, sizeof(reach), "LUN 0 is %s", lun0_why);
-	snprintf(tr->reach_reason, sizeof(tr->reach_reason), "%s", reach);
-	tr->probe_lun = probe;
-	tr->kernel_luns = kluns;
-	tr->nkernel_luns = nkluns;
-	if (nkluns) {
+	snprintf(tr->reach_reason, sizeof(tr->reach_reason), "%s", ra.reason);
+	tr->probe_lun = ra.lun;
+	if (ra.kernel_luns) {
+		tr->kernel_luns = kluns;
+		tr->nkernel_luns = nkluns;
 		tr->kernel_kept = calloc(nkluns, sizeof(*tr->kernel_kept));
 		if (!tr->kernel_kept)
 			return -ENOMEM;
+	} else {
+		free(kluns);
 	}
-	r = scan_target(hs, tr, sel, temporary, lun0_new);
+	r = scan_target(hs, tr, sel, ra.temporary, ra.lun0_new);
 	slog(ctx, LOG_DEBUG, "%u:%u:%u: %s%s%s", hs->host, c, t,
 	     tr->failed ? "failed: " : "scanned: ", tr->failed ? tr->error : tr->end_reason,
 	     tr->reach_reason[0] ? " (reached: see explain)" : "");
 	return r < 0 ? r : 1;
-
-refused:
-	lunmask_set_clear(&mask);
-	if (r == -EINVAL && !da->listed)
-		return r;
-	if (!da->listed && !is_stop(r))
-		return r;
-	/* A target the topology lists, or one whose scan hit a bound, is
-	 * reported as failed, not passed over. */
-	tr = found_target(hs, c, t, da);
-	if (!tr)
-		return -ENOMEM;
-	if (is_stop(r))
-		target_fail(tr, "%s", hs->stop_reason);
-	else
-		target_fail(tr, "listed by the topology, but the scan write failed: %s",
-			    strerror(-r));
-	return r == -ECANCELED ? r : 1;
 }
 
 /* Dry run: only targets that have an attached LUN, and the topology's

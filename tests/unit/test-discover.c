@@ -4,11 +4,13 @@
  * hosts answer each try, the trace of tries and the end are compared.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "discover.h"
+#include "luns.h"
 
 #define NONE -1
 #define STEPS_MAX 100000
@@ -250,6 +252,178 @@ START_TEST(discover_sas_never_probes)
 }
 END_TEST
 
+
+/*
+ * Reaching one target: a simulated device answers each write (LUNs that
+ * are units attach, the well-known LUN attaches, is refused with EINVAL or
+ * attaches nothing, the kernel's "C T -" attaches its LUNs or nothing);
+ * the trace lists the writes ("0", "W" for 49409, "-", or a number).
+ */
+struct reach_sim {
+	const char *units; /* LUNs that attach when written, e.g. "0 3" */
+	char wlun;	   /* 'a' attaches, 'e' EINVAL, 'n' nothing */
+	int kernel_first;  /* first LUN "C T -" attaches, or -1 */
+	int einval_lun;	   /* a LUN whose write gives EINVAL, or -1 */
+	int error_lun;	   /* a LUN whose write fails with EIO, or -1 */
+	bool stop;	   /* that failure is a bound of the scan */
+};
+
+static const struct reach_case {
+	const char *what;
+	struct reach_input in;
+	bool allow_4_5; /* the policy's luns = { 4, 5 } */
+	struct reach_sim sim;
+	long long max_lun_ok;
+	const char *trace;
+	enum reach_action_kind kind;
+	const char *code;
+	long long lun;
+} reach_cases[] = {
+	{ "LUN 0 answers", { .lun0_allowed = true, .allowed = -1 }, false, { "0", 'a', -1, -1, -1 },
+	  -1, "0", REACH_FOUND, "lun0", 0 },
+	{ "LUN 0 attached before", { .lun0_attached = true, .lun0_allowed = true, .allowed = -1 },
+	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_FOUND, "lun0-attached", 0 },
+	{ "another LUN attached before", { .other_attached = true, .other_lun = 7,
+					    .lun0_allowed = true, .allowed = -1 },
+	  false, { "7", 'a', -1, -1, -1 }, -1, "0", REACH_FOUND, "attached-before", 7 },
+	{ "no LUN 0: the well-known LUN", { .lun0_allowed = true, .allowed = -1 }, false,
+	  { "3", 'a', -1, -1, -1 }, -1, "0 W", REACH_FOUND, "wlun", 49409 },
+	{ "the well-known LUN past the host's limit: the kernel's scan",
+	  { .lun0_allowed = true, .allowed = -1 }, false, { "3", 'e', 3, -1, -1 }, 3, "0 W -",
+	  REACH_FOUND, "kernel-scan", 3 },
+	{ "known before that the host refuses it",
+	  { .lun0_allowed = true, .allowed = -1, .wlun_impossible = true }, false,
+	  { "3", 'e', 3, -1, -1 }, 3, "0 -", REACH_FOUND, "kernel-scan", 3 },
+	{ "the well-known LUN refused with CHECK CONDITION (LIO)",
+	  { .lun0_allowed = true, .allowed = -1 }, false, { "1", 'n', 1, -1, -1 }, 1, "0 W -",
+	  REACH_FOUND, "kernel-scan", 1 },
+	{ "nothing at all, unlisted", { .lun0_allowed = true, .allowed = -1 }, false,
+	  { "", 'n', -1, -1, -1 }, -1, "0 W -", REACH_NONE, "none", -1 },
+	{ "nothing at all, listed", { .listed = true, .lun0_allowed = true, .allowed = -1 }, false,
+	  { "", 'n', -1, -1, -1 }, -1, "0 W -", REACH_REPORT, "no-lun-answered", -1 },
+	{ "LUN 0 past the limit: the id is", { .lun0_allowed = true, .allowed = -1 }, false,
+	  { "", 'n', -1, 0, -1 }, -1, "0", REACH_LIMIT, "limit", -1 },
+	{ "EINVAL on a listed target is a failure",
+	  { .listed = true, .lun0_allowed = true, .allowed = -1 }, false, { "", 'n', -1, 0, -1 },
+	  -1, "0", REACH_REPORT, "write-failed", -1 },
+	{ "EINVAL on LUN 0, another LUN attached before",
+	  { .other_attached = true, .other_lun = 2, .lun0_allowed = true, .allowed = -1 }, false,
+	  { "2", 'n', -1, 0, -1 }, -1, "0", REACH_FOUND, "attached-before", 2 },
+	{ "a write error on an unlisted target", { .lun0_allowed = true, .allowed = -1 }, false,
+	  { "", 'n', -1, -1, 0 }, -1, "0", REACH_ABORT, "write-failed", -1 },
+	{ "a bound stops it", { .lun0_allowed = true, .allowed = -1 }, false,
+	  { "", 'n', -1, -1, 0, true }, -1, "0", REACH_REPORT, "stopped", -1 },
+	{ "LUN 0 refused: through a LUN the policy names", { .allowed = 1, .first_allowed = 4,
+							     .lun0_why = "not in the luns" },
+	  true, { "5", 'n', -1, -1, -1 }, -1, "W 4 5", REACH_FOUND, "policy-lun", 5 },
+	{ "LUN 0 refused, nothing answers, listed: never the kernel's scan",
+	  { .listed = true, .allowed = 1, .first_allowed = 4, .restricts = true,
+	    .lun0_why = "not in the luns" },
+	  true, { "", 'n', 3, -1, -1 }, -1, "W 4 5", REACH_REPORT, "unreachable-restricted", -1 },
+	{ "LUN 0 refused, the well-known LUN excluded too",
+	  { .allowed = 1, .first_allowed = 4, .wlun_excluded = true, .restricts = true,
+	    .lun0_why = "excluded" },
+	  true, { "4", 'a', -1, -1, -1 }, -1, "4", REACH_FOUND, "policy-lun", 4 },
+	{ "LUN 0 refused, EINVAL for the well-known LUN the host took before",
+	  { .allowed = 1, .first_allowed = 4, .restricts = true, .lun0_why = "x" }, true,
+	  { "", 'e', -1, -1, -1 }, 50000, "W", REACH_LIMIT, "limit", -1 },
+	{ "the policy allows nothing, listed", { .listed = true, .allowed = 0, .lun0_why = "x" },
+	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_REPORT, "policy-allows-none", -1 },
+	{ "the policy allows nothing, unlisted", { .allowed = 0, .lun0_why = "x" }, false,
+	  { "0", 'a', -1, -1, -1 }, -1, "", REACH_NONE, "none", -1 },
+	{ "the LUN asked for is refused", { .lun0_allowed = true, .allowed = -1,
+					    .selected_refused = true },
+	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_REPORT, "selected-refused", -1 },
+};
+
+static bool is_unit(const char *units, uint64_t lun)
+{
+	char want[24];
+	const char *p = units;
+
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)lun);
+	while ((p = strstr(p, want))) {
+		size_t n = strlen(want);
+
+		if ((p == units || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+START_TEST(reach_rules)
+{
+	const struct reach_case *c = &reach_cases[_i];
+	struct lun_range r45 = { 4, 5 };
+	struct lunmask_entry e = { .file = "f", .title = "t", .iscsi_tpgt = -1, .channel = -1,
+				   .id = -1, .has_luns = true, .luns = &r45, .nluns = 1 };
+	const struct lunmask_entry *items[] = { &e };
+	struct lunmask_set mask = { items, 1 };
+	struct reach_input in = c->in;
+	struct reach_outcome o = { .kind = REACH_OUT_NONE, .max_lun_ok = -1 };
+	struct reach_action a;
+	struct reach r;
+	char trace[128] = "";
+
+	if (c->allow_4_5)
+		in.mask = &mask;
+	if (!in.lun0_why)
+		in.lun0_why = "";
+	reach_init(&r, &in);
+	for (int steps = 0;; steps++) {
+		ck_assert_int_lt(steps, 100);
+		reach_step(&r, &o, &a);
+		if (a.kind != REACH_WRITE)
+			break;
+		if (a.kernel_scan)
+			strcat(trace, *trace ? " -" : "-");
+		else if (a.lun == LUN_WLUN_REPORT_LUNS)
+			strcat(trace, *trace ? " W" : "W");
+		else
+			snprintf(trace + strlen(trace), sizeof(trace) - strlen(trace), "%s%llu",
+				 *trace ? " " : "", (unsigned long long)a.lun);
+		memset(&o, 0, sizeof(o));
+		o.max_lun_ok = c->max_lun_ok;
+		if (!a.kernel_scan && (long long)a.lun == c->sim.error_lun) {
+			o.kind = REACH_OUT_ERROR;
+			o.error = c->sim.stop ? -ETIMEDOUT : -EIO;
+			o.stopped = c->sim.stop;
+		} else if (!a.kernel_scan && (long long)a.lun == c->sim.einval_lun) {
+			o.kind = REACH_OUT_EINVAL;
+		} else if (a.kernel_scan) {
+			o.kind = c->sim.kernel_first >= 0 ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
+			o.lun = (uint64_t)c->sim.kernel_first;
+		} else if (a.lun == LUN_WLUN_REPORT_LUNS) {
+			o.kind = c->sim.wlun == 'a' ? REACH_OUT_ATTACHED :
+				 c->sim.wlun == 'e' ? REACH_OUT_EINVAL :
+						      REACH_OUT_EMPTY;
+		} else {
+			o.kind = is_unit(c->sim.units, a.lun) ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
+		}
+	}
+	ck_assert_msg(strcmp(trace, c->trace) == 0, "%s: writes '%s', expected '%s'", c->what,
+		      trace, c->trace);
+	ck_assert_msg(a.kind == c->kind, "%s: action %d, expected %d (%s)", c->what, a.kind,
+		      c->kind, a.reason);
+	ck_assert_msg(strcmp(a.code, c->code) == 0, "%s: code %s, expected %s", c->what, a.code,
+		      c->code);
+	if (c->lun >= 0)
+		ck_assert_uint_eq(a.lun, (uint64_t)c->lun);
+	if (a.kind == REACH_FOUND) {
+		ck_assert(a.temporary == (a.lun == LUN_WLUN_REPORT_LUNS));
+		ck_assert(a.lun0_new == (strcmp(a.code, "lun0") == 0));
+		ck_assert(a.probe_new == (strcmp(a.code, "policy-lun") == 0));
+		ck_assert(a.kernel_luns == (strcmp(a.code, "kernel-scan") == 0));
+	}
+	/* The host refusing the well-known LUN is news once, for the host. */
+	ck_assert(a.wlun_impossible == (c->sim.wlun == 'e' && in.lun0_allowed &&
+					!in.wlun_impossible && strstr(trace, "W")));
+	if (a.kind == REACH_REPORT && a.failed && strcmp(a.code, "stopped") != 0)
+		ck_assert_msg(a.reason[0], "%s: a failure without words", c->what);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("discover");
@@ -259,6 +433,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, discover_iscsi_sessions);
 	tcase_add_test(tc, discover_fc_rports);
 	tcase_add_test(tc, discover_sas_never_probes);
+	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
