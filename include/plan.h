@@ -211,6 +211,57 @@ enum plan_method plan_method(const struct plan *p, const char **ret_reason,
 bool plan_driver_takes_report_luns(const char *driver);
 
 /**
+ * struct plan_reach_input - the LUN a target was reached through
+ * @probe_lun: that LUN
+ * @temporary: it is the REPORT LUNS well-known LUN, attached for the scan
+ * @lun0_new: it is LUN 0, attached by this scan
+ * @attach: the target's entries let its LUNs attach (attach = false: not)
+ * @lun0_attach: LUN 0's own entries let it attach (an entry with a type
+ *	refuses an array's management LUN)
+ * @refusal: when not, the entry that refuses it, in words
+ * @has_only_lun: only one LUN was asked for
+ * @only_lun: that LUN
+ */
+struct plan_reach_input {
+	uint64_t probe_lun;
+	bool temporary;
+	bool lun0_new;
+	bool attach;
+	bool lun0_attach;
+	const char *refusal;
+	bool has_only_lun;
+	uint64_t only_lun;
+};
+
+/**
+ * struct plan_reach_fate - what becomes of that LUN
+ * @detach: it was attached only to reach the target: it goes when the
+ *	target is done (it is no line of the report before then)
+ * @code: why, as a token: "reach-only", "refused-by-type", "attach-false",
+ *	or "keep"
+ * @reason: why, in words, for the report's line of the LUN
+ * @reach: for the target's "reached:", or ""
+ */
+struct plan_reach_fate {
+	bool detach;
+	const char *code;
+	char reason[PLAN_REASON_LEN];
+	char reach[PLAN_REASON_LEN];
+};
+
+/**
+ * plan_reach_fate() - whether the LUN a target was reached through stays
+ * @in: what is known about it
+ * @ret: the decision
+ *
+ * The well-known LUN always goes; LUN 0 attached by this scan goes when the
+ * target's entries say attach = false, when its own entries refuse it (it
+ * was the way in to the target's other LUNs), and when one other LUN was
+ * asked for. A LUN attached before the scan stays.
+ */
+void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *ret);
+
+/**
  * plan_free() - free what a plan holds
  * @p: the plan
  */

@@ -430,3 +430,36 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
 		p->last_probe = next->lun;
 	return r;
 }
+
+void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->code = "keep";
+	if (in->temporary) {
+		ret->detach = true;
+		ret->code = "reach-only";
+		say(ret->reason, "the REPORT LUNS well-known LUN, attached only to reach the target");
+		return;
+	}
+	if (in->probe_lun != 0 || !in->lun0_new)
+		return;
+	ret->detach = true;
+	if (!in->attach) {
+		ret->code = "attach-false";
+		say(ret->reason, "attach = false in the quirk database");
+	} else if (!in->lun0_attach) {
+		/* An array's management LUN: the way in to the others. */
+		ret->code = "refused-by-type";
+		say(ret->reason, "%s; the target's other LUNs were reached through it",
+		    in->refusal ? in->refusal : "refused by the quirk database");
+	} else if (in->has_only_lun && in->only_lun != 0) {
+		ret->code = "reach-only";
+		say(ret->reason, "LUN 0, attached only to reach the target for the selected LUN");
+		say(ret->reach, "through LUN 0, attached for this scan and detached after it (only "
+				"LUN %llu was selected)",
+		    (unsigned long long)in->only_lun);
+	} else {
+		ret->detach = false;
+		ret->code = "keep";
+	}
+}

@@ -976,8 +976,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	struct plan_action a;
 	char node[PATH_MAX], why[PLAN_REASON_LEN];
 	const char *method_reason;
-	bool lun0_only_to_reach = false, lun0_refused;
-	char lun0_why[PLAN_REASON_LEN], mask_why[PLAN_REASON_LEN];
+	struct plan_reach_fate fate;
+	char refusal[PLAN_REASON_LEN], mask_why[PLAN_REASON_LEN];
 	struct lunmask_verdict v0;
 	struct ghost_watch gw = { 0 };
 	struct plan p;
@@ -1012,41 +1012,38 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
 		t->addr.host, t->addr.channel, t->addr.id, 0 });
 
+	if (!t->match.attach)
+		refusal_reason(refusal, sizeof(refusal), &t->inq, &t->match);
+	plan_reach_fate(&(struct plan_reach_input){ .probe_lun = t->probe_lun,
+						    .temporary = temporary,
+						    .lun0_new = lun0_new,
+						    .attach = in.attach,
+						    .lun0_attach = t->match.attach,
+						    .refusal = refusal,
+						    .has_only_lun = sel->lun_set,
+						    .only_lun = sel->lun },
+			&fate);
 	if (!in.attach) {
 		snprintf(t->end_reason, sizeof(t->end_reason),
 			 "attach = false in the quirk database: no LUN is attached");
 		t->end_code = "attach-false";
-		if (lun0_new)
-			r = detach(hs, t, 0, "attach-false", "attach = false in the quirk database");
+		if (fate.detach)
+			r = detach(hs, t, t->probe_lun, fate.code, fate.reason);
 		if (r == 0)
 			r = undo_kernel_luns(hs, t);
 		goto out;
 	}
-	/* One LUN asked for: LUN 0 was only the way in, unless it is the one.
-	 * And a LUN 0 that an entry with a type refuses (an array's
-	 * management LUN) is the way in to the others, then goes. */
-	lun0_only_to_reach = sel->lun_set && sel->lun != 0 && lun0_new && t->probe_lun == 0;
-	lun0_refused = !t->match.attach && lun0_new && t->probe_lun == 0;
-	if (lun0_refused) {
-		refusal_reason(lun0_why, sizeof(lun0_why), &t->inq, &t->match);
-		snprintf(lun0_why + strlen(lun0_why), sizeof(lun0_why) - strlen(lun0_why),
-			 "; the target's other LUNs were reached through it");
-		lun0_only_to_reach = true;
-	}
 	if (in.lun0_present && t->probe_lun == 0 && !v0.allowed)
 		r = masked_lun(hs, t, 0, mask_why);
-	else if (in.lun0_present && t->probe_lun == 0 && !lun0_only_to_reach)
+	else if (in.lun0_present && t->probe_lun == 0 && !fate.detach)
 		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT,
 			    lun0_new ? "lun0" : "already-attached", "%s",
 			    lun0_new ? "LUN 0: the target answered" :
 				       "already attached; left alone");
 	if (r < 0)
 		goto out;
-	if (lun0_only_to_reach && sel->lun_set && sel->lun != 0)
-		snprintf(t->reach_reason, sizeof(t->reach_reason),
-			 "through LUN 0, attached for this scan and detached after it (only LUN "
-			 "%" PRIu64 " was selected)",
-			 sel->lun);
+	if (fate.reach[0])
+		snprintf(t->reach_reason, sizeof(t->reach_reason), "%s", fate.reach);
 
 	gw.all = ctx->opt.investigate;
 	if (!temporary && !ctx->opt.dry_run &&
@@ -1079,7 +1076,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 			r = masked_lun(hs, t, a.lun, a.reason);
 		else if (a.kind == PLAN_SKIP)
 			r = add_lun(t, a.lun, LUN_SKIPPED, a.code, "%s", a.reason);
-		else if ((temporary || lun0_only_to_reach) && a.lun == t->probe_lun)
+		else if (fate.detach && a.lun == t->probe_lun)
 			o.kind = PLAN_OUT_PRESENT;
 		else
 			r = apply_probe(hs, t, a.lun, a.code, a.reason, &o);
@@ -1112,16 +1109,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 }
 	if (ctx->opt.investigate && !ctx->opt.dry_run && r == 0)
 		r = undo_investigation(hs, t);
-	if (temporary || lun0_only_to_reach) {
-		int r2 = detach(hs, t, t->probe_lun,
-				temporary    ? "reach-only" :
-				lun0_refused ? "refused-by-type" :
-					       "reach-only",
-				temporary    ? "the REPORT LUNS well-known LUN, attached only to "
-					       "reach the target" :
-				lun0_refused ? lun0_why :
-					       "LUN 0, attached only to reach the target for the "
-					       "selected LUN");
+	if (fate.detach) {
+		int r2 = detach(hs, t, t->probe_lun, fate.code, fate.reason);
 
 		if (r == 0)
 			r = r2;

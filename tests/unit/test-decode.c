@@ -695,6 +695,53 @@ START_TEST(json_strings_stay_utf8)
 }
 END_TEST
 
+/* What becomes of the LUN a target was reached through. */
+static const struct fate_case {
+	const char *what;
+	struct plan_reach_input in;
+	bool detach;
+	const char *code, *reason, *reach;
+} fate_cases[] = {
+	{ "the well-known LUN", { .probe_lun = 49409, .temporary = true, .attach = true,
+				   .lun0_attach = true },
+	  true, "reach-only", "the REPORT LUNS well-known LUN, attached only to reach the target",
+	  "" },
+	{ "the well-known LUN of an attach = false device", { .probe_lun = 49409, .temporary = true },
+	  true, "reach-only", "the REPORT LUNS well-known LUN", "" },
+	{ "LUN 0 attached now", { .lun0_new = true, .attach = true, .lun0_attach = true }, false,
+	  "keep", "", "" },
+	{ "LUN 0 attached before", { .attach = false, .lun0_attach = false }, false, "keep", "",
+	  "" },
+	{ "LUN 0 of attach = false", { .lun0_new = true, .lun0_attach = true }, true,
+	  "attach-false", "attach = false in the quirk database", "" },
+	{ "LUN 0 refused by its type", { .lun0_new = true, .attach = true,
+					  .refusal = "attach = false for this LUN's own INQUIRY" },
+	  true, "refused-by-type", "; the target's other LUNs were reached through it", "" },
+	{ "LUN 0 to reach a selected LUN", { .lun0_new = true, .attach = true, .lun0_attach = true,
+					      .has_only_lun = true, .only_lun = 5 },
+	  true, "reach-only", "LUN 0, attached only to reach the target for the selected LUN",
+	  "only LUN 5 was selected" },
+	{ "LUN 0 selected itself", { .lun0_new = true, .attach = true, .lun0_attach = true,
+				      .has_only_lun = true, .only_lun = 0 },
+	  false, "keep", "", "" },
+	{ "another LUN the target came through", { .probe_lun = 3, .attach = true,
+						    .lun0_attach = true },
+	  false, "keep", "", "" },
+};
+
+START_TEST(plan_reach_fates)
+{
+	const struct fate_case *c = &fate_cases[_i];
+	struct plan_reach_fate f;
+
+	plan_reach_fate(&c->in, &f);
+	ck_assert_msg(f.detach == c->detach, "%s", c->what);
+	ck_assert_str_eq(f.code, c->code);
+	ck_assert_msg(strstr(f.reason, c->reason), "%s: '%s'", c->what, f.reason);
+	ck_assert_msg(strstr(f.reach, c->reach), "%s: '%s'", c->what, f.reach);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("decode");
@@ -723,6 +770,7 @@ int main(void)
 	tcase_add_test(tc, plan_no_lun0);
 	tcase_add_test(tc, plan_reasons);
 	tcase_add_test(tc, plan_ghosts);
+	tcase_add_loop_test(tc, plan_reach_fates, 0, sizeof(fate_cases) / sizeof(fate_cases[0]));
 	tcase_add_loop_test(tc, plan_selected_lun, 0, sizeof(select_cases) / sizeof(select_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
