@@ -11,6 +11,11 @@
 
 #include "scan.h"
 
+/* The version of the JSON that scsi-scan prints (scsi-scan(8), JSON
+ * OUTPUT): raised when a field changes meaning or goes away, not when one
+ * is added. */
+#define OUTPUT_JSON_VERSION 1
+
 /**
  * struct device_info - one attached device, as listed
  * @addr: H:C:T:L
@@ -160,6 +165,17 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose);
  * @rep: the report of a dry run
  */
 void output_explain_text(FILE *f, const struct scan_report *rep);
+
+/**
+ * output_json_document() - the top of a JSON document scsi-scan prints
+ * @kind: "scan", "list" or "resize"
+ * @member: the name of @value, or NULL
+ * @value: a JSON value it takes over, or NULL
+ *
+ * Return: a new object {"version": OUTPUT_JSON_VERSION, "kind": @kind,
+ * @member: @value}.
+ */
+json_object *output_json_document(const char *kind, const char *member, json_object *value);
 
 /**
  * output_scan_json() - a scan report as JSON

@@ -685,7 +685,7 @@ static void today(char *buf, size_t len)
 static json_object *suggestion_json(const struct quirk_suggestion *s, const char *target,
 				    const char *entry)
 {
-	json_object *o = json_object_new_object(), *ev = json_object_new_array();
+	json_object *o = output_json_document("suggest", NULL, NULL), *ev = json_object_new_array();
 
 	json_object_object_add(o, "target", output_json_string(target));
 	json_object_object_add(o, "vendor", output_json_string(s->vendor));

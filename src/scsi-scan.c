@@ -258,7 +258,7 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 		device_list_free(list, n);
 	}
 	if (all)
-		print_json(all);
+		print_json(output_json_document("list", "devices", all));
 	return ret;
 }
 
@@ -302,7 +302,7 @@ static int cmd_resize(const struct options *o, struct sysfs_ctx *sys, struct sel
 		free(addrs);
 	}
 	if (all)
-		print_json(all);
+		print_json(output_json_document("resize", "luns", all));
 	else
 		fprintf(stderr, "scsi-scan: %zu LUN(s) rescanned, %zu changed size, %zu failed\n",
 			done, changed, failed);

@@ -529,9 +529,21 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 	}
 }
 
+json_object *output_json_document(const char *kind, const char *member, json_object *value)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version", json_object_new_int(OUTPUT_JSON_VERSION));
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	if (member)
+		json_object_object_add(o, member, value);
+	return o;
+}
+
 json_object *output_scan_json(const struct scan_report *rep)
 {
-	json_object *root = json_object_new_object(), *hosts = json_object_new_array();
+	json_object *root = output_json_document("scan", NULL, NULL);
+	json_object *hosts = json_object_new_array();
 	char hctl[40];
 
 	for (size_t i = 0; i < rep->nhosts; i++) {

@@ -736,7 +736,9 @@ class Resize(ScanTest):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
                       "lu 0:0:0:0 version 5 sectors 100\nlu 0:0:0:1 version 5 sectors 100 grows 300\n")
         t.run(rc=0)
-        r = json.loads(t.run("--resize", "--json", "0:0:0:1", rc=0).stdout)
+        doc = json.loads(t.run("--resize", "--json", "0:0:0:1", rc=0).stdout)
+        self.assertEqual((doc["version"], doc["kind"]), (1, "resize"))
+        r = doc["luns"]
         self.assertEqual(len(r), 1)
         self.assertEqual((r[0]["hctl"], r[0]["sectors_before"], r[0]["sectors_after"],
                           r[0]["changed"], r[0]["error"]), ("0:0:0:1", 100, 300, True, None))
@@ -995,7 +997,7 @@ class Hostile(ScanTest):
             for ch in out:
                 self.assertFalse(ord(ch) < 0x20 and ch not in "\n" or ord(ch) >= 0x7f,
                                  f"raw byte {ord(ch):#x} in output:\n{out}")
-        j = json.loads(outputs[2])
+        j = json.loads(outputs[2])["devices"]
         self.assertEqual(j[0]["vendor"], "AC [2JME")
         self.assertEqual(j[0]["model"], "D isk")
 
@@ -1201,7 +1203,9 @@ class ListExplain(ScanTest):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
                       "lu 0:0:0:0 vendor CHINON model CD-ROM_CDS-431 version 2 pdt 5\n")
         t.run(rc=0)
-        j = json.loads(t.run("list", "--json", rc=0).stdout)
+        doc = json.loads(t.run("list", "--json", rc=0).stdout)
+        self.assertEqual((doc["version"], doc["kind"]), (1, "list"))
+        j = doc["devices"]
         self.assertEqual(len(j), 1)
         self.assertEqual(j[0]["hctl"], "0:0:0:0")
         self.assertEqual(j[0]["vendor"], "CHINON")

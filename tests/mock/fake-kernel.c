@@ -684,6 +684,32 @@ static void set_sense(sg_io_hdr_t *hdr, uint8_t key, uint8_t asc, uint8_t ascq)
 	memcpy(hdr->sbp, sense, hdr->sb_len_wr);
 }
 
+/*
+ * A tree captured from a real system (tests/golden) answers with the bytes
+ * the device gave: .sgio/H:C:T:L/inquiry and report_luns, or
+ * report_luns.fail for a device that refused REPORT LUNS. Return: 1 with
+ * @out filled, 0 refused, -1 nothing captured.
+ */
+static int replay(const char *what, unsigned int h, unsigned int c, unsigned int t, uint64_t l,
+		  uint8_t *out, size_t size, size_t *ret_len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.sgio/%u:%u:%u:%" PRIu64 "/%s.fail", root, h, c, t, l,
+		 what);
+	if (stat(path, &st) == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/.sgio/%u:%u:%u:%" PRIu64 "/%s", root, h, c, t, l, what);
+	f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	*ret_len = fread(out, 1, size, f);
+	fclose(f);
+	return 1;
+}
+
 static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 {
 	unsigned int h, c, t;
@@ -693,7 +719,7 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	uint8_t out[8 + 8 * 1024];
 	size_t len = 0;
 	bool has_bogus = false;
-	int bogus_resid = 0;
+	int bogus_resid = 0, r0;
 
 	if (!addr_of_sg(strrchr(path, '/') + 1, &h, &c, &t, &l))
 		die("SG_IO on %s, which no device owns", path);
@@ -710,7 +736,17 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 			hdr->info = SG_INFO_CHECK;
 			return 0;
 		}
-	if (cdb[0] == 0x12) {
+	if (cdb[0] == 0x12 && !(cdb[1] & 1) && replay("inquiry", h, c, t, l, out, 96, &len) > 0) {
+		note("INQUIRY %u:%u:%u:%" PRIu64 " len %u (captured)", h, c, t, l, cdb[4]);
+	} else if (cdb[0] == 0xa0 && (r0 = replay("report_luns", h, c, t, l, out, sizeof(out),
+						   &len)) >= 0) {
+		note("REPORT LUNS %u:%u:%u len %u (captured)", h, c, t,
+		     (unsigned int)(cdb[6] << 24 | cdb[7] << 16 | cdb[8] << 8 | cdb[9]));
+		if (r0 == 0) {
+			set_sense(hdr, 0x05, 0x20, 0x00);
+			return 0;
+		}
+	} else if (cdb[0] == 0x12) {
 		u = find_lu(h, c, t, l);
 		if (!u) {
 			for (size_t i = 0; i < nlus && !u; i++)

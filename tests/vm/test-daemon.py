@@ -103,6 +103,8 @@ result remove-burst "alive=$alive removed=$(grep -c ': removed$' /tmp/scand.log)
 # the add events of the hundreds of LUNs it attached.
 result events "received=$(grep -c 'event: ' /tmp/scand.log) lun-adds=$(grep -c 'event: add scsi [0-9]' /tmp/scand.log) luns=$(ls /sys/bus/scsi/devices | wc -l)"
 
+capture_tree scsi-debug
+
 # RSS of the daemon after all that.
 result rss "$(grep VmRSS /proc/$PID/status | tr -s ' ')"
 
@@ -139,8 +141,10 @@ sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
 
 def main():
     checks = vmlib.Checks(SERIES, "daemon")
-    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, vmlib.WAIT_LIB + GUEST,
+    _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES,
+                             vmlib.WAIT_LIB + vmlib.CAPTURE_LIB + GUEST,
                              programs=["/bin/udevadm"], what="systemd-udevd and scsi-scand")
+    vmlib.save_trees(out)
     check = checks.check
     res = {m.group(1): m.group(2) for m in re.finditer(r"^@@T (\S+) (.*)$", out, re.M)}
     def field(name, key):

@@ -222,7 +222,7 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, vmlib.CAPTURE_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
         lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
@@ -232,6 +232,7 @@ def qemu_script(scenarios):
         lines.append(f"compare {q(s.name)} $1 $2")
         if s.suggest:
             lines.append(f"suggest_check {q(s.name)} $2")
+    lines.append("capture_tree virtio-megasas")
     return "\n".join(lines) + "\n"
 
 
@@ -363,6 +364,7 @@ def main():
             out = vmlib.boot(vmlinuz, initrd,
                              qemu_args(scenarios) if kind != "scsi_debug" else ())
             failed += check(scenarios, out)
+            vmlib.save_trees(out)
             if DEMO:
                 show_demo(scenarios, out)
             if failed:

@@ -133,6 +133,7 @@ set -- $(for h in /sys/class/scsi_host/host*; do
 SK=$1; SO=$2
 echo "@@SAS hosts=$SK,$SO end_devices=$(ls /sys/class/sas_end_device | wc -l) address=$(cat /sys/class/sas_device/end_device-$SO:*/sas_address | tr '\n' ',')"
 compare sas-mptsas1068 $SK $SO
+capture_tree iscsi-spi-sas
 masked lunmask-sas-address $SO /etc/lunmask-sas.conf
 scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --sas-address 0x5000c500a1b20100 --lun 0 2>&1 | sed 's/^/@@QS /'
 
@@ -251,12 +252,14 @@ def main():
         vmlib.install_project(BUILD, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
-                              vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB + SCRIPT +
+                              vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB +
+                              vmlib.CAPTURE_LIB + SCRIPT +
                               vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm"])
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
+        vmlib.save_trees(out)
     checks.check("iscsi-login", "@@LOGIN-FAILED" not in out and "@@HOSTS" in out,
                  next((line for line in out.splitlines() if line.startswith("@@HOSTS")),
                       "no sessions"), width=30)

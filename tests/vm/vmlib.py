@@ -158,6 +158,8 @@ def build_initramfs(out, staging, modules, init_script, extra_files=None, progra
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w") as f:
                 f.write(text)
+        if os.environ.get("SCSI_SCAN_CAPTURE"):
+            init_script = init_script.replace("\n", "\nCAPTURE=1\n", 1)
         with open(os.path.join(root, "init"), "w") as f:
             f.write(init_script)
         os.chmod(os.path.join(root, "init"), 0o755)
@@ -246,6 +248,89 @@ wait_luns() {
 	echo -1
 }
 """
+
+# capture_tree NAME: with SCSI_SCAN_CAPTURE set when the test ran, the sysfs
+# the programs read (hosts, devices and their attributes, transport
+# classes) and each device's raw INQUIRY and REPORT LUNS answers (the
+# fake kernel replays them), as a base64 tar.gz on @@TREE lines; else
+# nothing. tests/golden/README.md says how the trees are used.
+CAPTURE_LIB = r"""
+capture_tree() {
+	[ -n "$CAPTURE" ] || return 0
+	o=/tmp/tree-$1
+	rm -rf $o
+	mkdir -p $o/sys/bus/scsi/devices $o/sys/class/scsi_host $o/sys/module/scsi_mod/parameters \
+		$o/dev/bsg $o/run $o/proc/self $o/.sgio
+	for p in max_luns scan; do cat /sys/module/scsi_mod/parameters/$p > $o/sys/module/scsi_mod/parameters/$p; done
+	: > $o/proc/self/mountinfo
+	: > $o/proc/swaps
+	for h in /sys/class/scsi_host/host*; do
+		n=${h##*/}; mkdir -p $o/sys/class/scsi_host/$n
+		cat $h/proc_name > $o/sys/class/scsi_host/$n/proc_name; : > $o/sys/class/scsi_host/$n/scan
+		for c in iscsi_host fc_host sas_host; do
+			[ -e /sys/class/$c/$n ] && mkdir -p $o/sys/class/$c/$n
+		done
+		[ -e /sys/class/fc_host/$n/port_name ] && cat /sys/class/fc_host/$n/port_name > $o/sys/class/fc_host/$n/port_name
+	done
+	for d in /sys/bus/scsi/devices/*:*:*:*; do
+		[ -e "$d/type" ] || continue
+		n=${d##*/}; od=$o/sys/bus/scsi/devices/$n; mkdir -p $od $o/.sgio/$n
+		for a in vendor model rev type scsi_level state blacklist wwid inquiry vpd_pg80 vpd_pg83; do
+			[ -r $d/$a ] && cat $d/$a > $od/$a 2>/dev/null
+		done
+		for sub in block scsi_generic bsg; do
+			for x in $d/$sub/*; do [ -e "$x" ] && mkdir -p $od/$sub/${x##*/}; done
+		done
+		for x in $d/block/*; do [ -e "$x/size" ] && cat $x/size > $od/block/${x##*/}/size; done
+		sg=$(ls $d/scsi_generic 2>/dev/null)
+		[ -n "$sg" ] || continue
+		: > $o/dev/$sg
+		sg_inq -r -l 96 /dev/$sg > $o/.sgio/$n/inquiry 2>/dev/null || rm -f $o/.sgio/$n/inquiry
+		sg_luns -r /dev/$sg > $o/.sgio/$n/report_luns 2>/dev/null || {
+			rm -f $o/.sgio/$n/report_luns; : > $o/.sgio/$n/report_luns.fail; }
+	done
+	for s in /sys/class/iscsi_session/session*; do
+		[ -e "$s" ] || continue
+		n=${s##*/}; l=$(readlink $s); t=$o/sys/class/iscsi_session/$l
+		mkdir -p $t $o/sys/class/iscsi_session; ln -s $l $o/sys/class/iscsi_session/$n
+		for a in targetname tpgt state target_id; do [ -r $s/$a ] && cat $s/$a > $t/$a; done
+		mkdir -p $t/device
+		for x in $s/device/target*; do [ -e "$x" ] && mkdir -p $t/device/${x##*/}; done
+	done
+	for c in sas_device fc_remote_ports; do
+		for x in /sys/class/$c/*; do
+			[ -e "$x" ] || continue
+			od=$o/sys/class/$c/${x##*/}; mkdir -p $od
+			for a in scsi_target_id device_type sas_address port_name roles port_state; do
+				[ -r $x/$a ] && cat $x/$a > $od/$a
+			done
+		done
+	done
+	tar -C $o -czf - . | base64 | sed "s/^/@@TREE $1 /"
+}
+"""
+
+
+def save_trees(out):
+    """With SCSI_SCAN_CAPTURE=DIR set, writes each tree the guest printed
+    to DIR/NAME.tar.gz."""
+    import base64
+    where = os.environ.get("SCSI_SCAN_CAPTURE")
+    if not where:
+        return []
+    trees = {}
+    for line in out.splitlines():
+        if line.startswith("@@TREE "):
+            _, name, data = line.split(" ", 2)
+            trees.setdefault(name, []).append(data.strip())
+    for name, lines in trees.items():
+        os.makedirs(where, exist_ok=True)
+        path = os.path.join(where, f"{name}.tar.gz")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode("".join(lines)))
+        log(f"captured {path}")
+    return sorted(trees)
+
 
 COMPARE_RESULT = re.compile(r"@@R (\S+) rc=(\d+) kernel=\[([^\]]*)\] ours=\[([^\]]*)\] "
                             r"kflags=\[([^\]]*)\] kcs=(-?\d+) ocs=(-?\d+)")
