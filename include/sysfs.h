@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sysfs.h - the one path context for every /sys, /dev, /proc and /run access.
+ * sysfs.h - the kernel's SCSI objects in sysfs: hosts, devices, their
+ * attributes and nodes, and the writes that attach, delete and rescan.
  */
 #ifndef SCSI_SCAN_SYSFS_H
 #define SCSI_SCAN_SYSFS_H
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hostlock.h"
+#include "sysroot.h"
 
 #define SCAN_WILDCARD (-1)
 
@@ -25,78 +28,6 @@ struct scsi_addr {
 	unsigned int id;
 	uint64_t lun;
 };
-
-struct sysfs_ctx;
-
-/**
- * sysfs_new() - make a path context
- * @root: directory that stands for "/" (tests point it at a captured tree),
- *	or NULL for the real root
- *
- * Return: the context, or NULL if out of memory.
- */
-struct sysfs_ctx *sysfs_new(const char *root);
-
-/**
- * sysfs_free() - free a path context
- * @ctx: the context, or NULL
- */
-void sysfs_free(struct sysfs_ctx *ctx);
-
-/**
- * sysfs_root() - the root directory of a context
- * @ctx: the context
- *
- * Return: the root without a trailing slash ("" for the real root).
- */
-const char *sysfs_root(const struct sysfs_ctx *ctx);
-
-/**
- * sysfs_path() - an absolute path under the context's root
- * @ctx: the context
- * @buf: output
- * @len: size of @buf
- * @fmt: printf format of the path, starting with '/'
- *
- * Return: 0, or -ENAMETOOLONG.
- */
-int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/**
- * sysfs_read() - read a small attribute, without its trailing newline
- * @ctx: the context
- * @buf: output, NUL-terminated
- * @len: size of @buf
- * @fmt: printf format of the path
- *
- * Return: bytes read, or a negative errno.
- */
-int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/**
- * sysfs_read_bin() - read a binary attribute (such as inquiry)
- * @ctx: the context
- * @buf: output
- * @len: size of @buf
- * @fmt: printf format of the path
- *
- * Return: bytes read, or a negative errno.
- */
-int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/**
- * sysfs_open_dir() - open a directory under the root
- * @ctx: the context
- * @rel: its absolute path without the root, e.g. "/sys/class/scsi_host"
- * @ret: set to the open directory, or NULL if it does not exist: a missing
- *	directory is empty, not an error (no host, no device yet)
- *
- * Return: 0 or a negative errno.
- */
-int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret);
 
 /**
  * sysfs_hosts() - the SCSI hosts, from /sys/class/scsi_host
@@ -137,21 +68,6 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
  * Return: true if /sys/bus/scsi/devices/H:C:T:L exists.
  */
 bool sysfs_device_exists(const struct sysfs_ctx *ctx, const struct scsi_addr *a);
-
-/**
- * sysfs_scan() - write "C T L" to a host's scan file
- * @ctx: the context
- * @host: the host
- * @channel: channel or SCAN_WILDCARD
- * @id: target id or SCAN_WILDCARD
- * @lun: LUN, or UINT64_MAX for the wildcard
- *
- * The kernel probes synchronously inside the write.
- *
- * Return: 0, -EINVAL if a value is past the host's limits, or another
- * negative errno.
- */
-int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun);
 
 /**
  * sysfs_scan_open() - open a host's scan file for several writes
@@ -239,18 +155,6 @@ int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, ch
 		      size_t len);
 
 /**
- * sysfs_module_param() - a numeric module parameter
- * @ctx: the context
- * @module: e.g. "scsi_mod"
- * @param: e.g. "max_luns"
- * @ret: the value
- *
- * Return: 0 or a negative errno.
- */
-int sysfs_module_param(const struct sysfs_ctx *ctx, const char *module, const char *param,
-		       uint64_t *ret);
-
-/**
  * scsi_addr_format() - "H:C:T:L"
  * @a: the address
  * @buf: output
@@ -268,16 +172,5 @@ char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len);
  * Return: negative, 0 or positive.
  */
 int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b);
-
-/**
- * host_lock() - take the per-host lock shared by scsi-scan and scsi-scand
- * @ctx: the context (the lock lives in /run/scsi-scan/lock/)
- * @host: the host
- * @wait: block until it is free; otherwise fail with -EWOULDBLOCK
- * @ret_fd: set to the lock's file descriptor; close it to unlock
- *
- * Return: 0 or a negative errno.
- */
-int host_lock(const struct sysfs_ctx *ctx, unsigned int host, bool wait, int *ret_fd);
 
 #endif

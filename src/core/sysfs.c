@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sysfs.c - the path context: every /sys, /dev, /proc and /run access goes
- * through here, under a root that tests can move.
+ * sysfs.c - the kernel's SCSI objects in sysfs: hosts and devices, their
+ * attributes and nodes, and the scan, delete and rescan writes.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -9,166 +9,19 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "sysfs.h"
-
-struct sysfs_ctx {
-	char *root;
-};
-
-struct sysfs_ctx *sysfs_new(const char *root)
-{
-	struct sysfs_ctx *ctx = calloc(1, sizeof(*ctx));
-	size_t n;
-
-	if (!ctx)
-		return NULL;
-	ctx->root = strdup(root ? root : "");
-	if (!ctx->root) {
-		free(ctx);
-		return NULL;
-	}
-	n = strlen(ctx->root);
-	while (n > 0 && ctx->root[n - 1] == '/')
-		ctx->root[--n] = '\0';
-	return ctx;
-}
-
-void sysfs_free(struct sysfs_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	free(ctx->root);
-	free(ctx);
-}
-
-const char *sysfs_root(const struct sysfs_ctx *ctx)
-{
-	return ctx->root;
-}
-
-static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
-
-static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
-{
-	size_t rl = strlen(ctx->root);
-	int n;
-
-	if (rl >= len)
-		return -ENAMETOOLONG;
-	memcpy(buf, ctx->root, rl);
-	n = vsnprintf(buf + rl, len - rl, fmt, ap);
-	if (n < 0 || (size_t)n >= len - rl)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vpath(ctx, buf, len, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-static int read_fd_all(int fd, uint8_t *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += n;
-	}
-	return (int)got;
-}
-
-static int read_path(const char *path, uint8_t *buf, size_t len)
-{
-	int fd, r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd_all(fd, buf, len);
-	close(fd);
-	return r;
-}
-
-int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vpath(ctx, path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return r;
-	if (len == 0)
-		return -EINVAL;
-	r = read_path(path, (uint8_t *)buf, len - 1);
-	if (r < 0)
-		return r;
-	buf[r] = '\0';
-	while (r > 0 && (buf[r - 1] == '\n'))
-		buf[--r] = '\0';
-	return r;
-}
-
-int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vpath(ctx, path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return r;
-	return read_path(path, buf, len);
-}
 
 static int cmp_uint(const void *a, const void *b)
 {
 	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
-{
-	char path[PATH_MAX];
-	int r;
-
-	*ret = NULL;
-	r = sysfs_path(ctx, path, sizeof(path), "%s", rel);
-	if (r < 0)
-		return r;
-	*ret = opendir(path);
-	if (!*ret && errno != ENOENT)
-		return -errno;
-	return 0;
 }
 
 int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *ret_count)
@@ -362,18 +215,6 @@ static void scan_value(char *value, size_t len, int channel, int id, uint64_t lu
 	snprintf(value, len, "%s %s %s\n", c, t, l);
 }
 
-int sysfs_scan(const struct sysfs_ctx *ctx, unsigned int host, int channel, int id, uint64_t lun)
-{
-	char path[PATH_MAX], value[96];
-	int r;
-
-	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/scan", host);
-	if (r < 0)
-		return r;
-	scan_value(value, sizeof(value), channel, id, lun);
-	return write_path(path, value);
-}
-
 int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host)
 {
 	char path[PATH_MAX];
@@ -462,8 +303,7 @@ int sysfs_device_link(const struct sysfs_ctx *ctx, const struct scsi_addr *a, co
 	return r;
 }
 
-int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *buf,
-		      size_t len)
+int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *buf, size_t len)
 {
 	char name[64];
 
@@ -472,55 +312,4 @@ int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, ch
 	if (sysfs_device_link(ctx, a, "bsg", name, sizeof(name)) == 0)
 		return sysfs_path(ctx, buf, len, "/dev/bsg/%s", name);
 	return -ENOENT;
-}
-
-int sysfs_module_param(const struct sysfs_ctx *ctx, const char *module, const char *param,
-		       uint64_t *ret)
-{
-	char buf[64], *end;
-	unsigned long long v;
-	int r;
-
-	r = sysfs_read(ctx, buf, sizeof(buf), "/sys/module/%s/parameters/%s", module, param);
-	if (r < 0)
-		return r;
-	errno = 0;
-	v = strtoull(buf, &end, 0);
-	if (errno || end == buf)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-int host_lock(const struct sysfs_ctx *ctx, unsigned int host, bool wait, int *ret_fd)
-{
-	char path[PATH_MAX];
-	int fd, r;
-
-	/* Both directories may be missing on a fresh /run. */
-	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan");
-	if (r < 0)
-		return r;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan/lock");
-	if (r < 0)
-		return r;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	r = sysfs_path(ctx, path, sizeof(path), "/run/scsi-scan/lock/host%u", host);
-	if (r < 0)
-		return r;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
-		if (errno == EINTR)
-			continue;
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	*ret_fd = fd;
-	return 0;
 }

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sysroot.c - the path context: every /sys, /dev, /proc and /run access goes
+ * through here, under a root that tests can move (--sysroot).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sysroot.h"
+
+struct sysfs_ctx {
+	char *root;
+};
+
+struct sysfs_ctx *sysfs_new(const char *root)
+{
+	struct sysfs_ctx *ctx = calloc(1, sizeof(*ctx));
+	size_t n;
+
+	if (!ctx)
+		return NULL;
+	ctx->root = strdup(root ? root : "");
+	if (!ctx->root) {
+		free(ctx);
+		return NULL;
+	}
+	n = strlen(ctx->root);
+	while (n > 0 && ctx->root[n - 1] == '/')
+		ctx->root[--n] = '\0';
+	return ctx;
+}
+
+void sysfs_free(struct sysfs_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->root);
+	free(ctx);
+}
+
+static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	size_t rl = strlen(ctx->root);
+	int n;
+
+	if (rl >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, ctx->root, rl);
+	n = vsnprintf(buf + rl, len - rl, fmt, ap);
+	if (n < 0 || (size_t)n >= len - rl)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, buf, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int read_fd_all(int fd, uint8_t *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return (int)got;
+}
+
+static int read_path(const char *path, uint8_t *buf, size_t len)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_all(fd, buf, len);
+	close(fd);
+	return r;
+}
+
+int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	if (len == 0)
+		return -EINVAL;
+	r = read_path(path, (uint8_t *)buf, len - 1);
+	if (r < 0)
+		return r;
+	buf[r] = '\0';
+	while (r > 0 && (buf[r - 1] == '\n'))
+		buf[--r] = '\0';
+	return r;
+}
+
+int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	return read_path(path, buf, len);
+}
+
+int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
+{
+	char path[PATH_MAX];
+	int r;
+
+	*ret = NULL;
+	r = sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	*ret = opendir(path);
+	if (!*ret && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int sysfs_module_param(const struct sysfs_ctx *ctx, const char *module, const char *param,
+		       uint64_t *ret)
+{
+	char buf[64], *end;
+	unsigned long long v;
+	int r;
+
+	r = sysfs_read(ctx, buf, sizeof(buf), "/sys/module/%s/parameters/%s", module, param);
+	if (r < 0)
+		return r;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || end == buf)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
