@@ -12,8 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct quirk_device dev = { .vendor = "ACME", .model = "Disk", .revision = "1.0",
-				    .type = 0 };
+	struct quirk_device dev = {
+		.vendor = "ACME", .model = "Disk", .revision = "1.0", .type = 0
+	};
 	struct quirk_diags diags = { 0 };
 	struct quirk_db *db = quirk_db_new();
 	struct quirk_match m;

@@ -52,8 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p)
 			*p++ = '\0';
 	}
-	scsi_event_classify(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5],
-			    &ev);
+	scsi_event_classify(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], &ev);
 	free(text);
 	return 0;
 }

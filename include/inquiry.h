@@ -10,30 +10,30 @@
 #include <stdint.h>
 
 /* Linux scsi_level values (include/scsi/scsi.h). */
-#define SCSI_LEVEL_UNKNOWN	0
-#define SCSI_LEVEL_1		1
-#define SCSI_LEVEL_1_CCS	2
-#define SCSI_LEVEL_2		3
-#define SCSI_LEVEL_3		4
-#define SCSI_LEVEL_SPC_2	5
-#define SCSI_LEVEL_SPC_3	6
-#define SCSI_LEVEL_SPC_4	7
-#define SCSI_LEVEL_SPC_5	8
+#define SCSI_LEVEL_UNKNOWN 0
+#define SCSI_LEVEL_1 1
+#define SCSI_LEVEL_1_CCS 2
+#define SCSI_LEVEL_2 3
+#define SCSI_LEVEL_3 4
+#define SCSI_LEVEL_SPC_2 5
+#define SCSI_LEVEL_SPC_3 6
+#define SCSI_LEVEL_SPC_4 7
+#define SCSI_LEVEL_SPC_5 8
 
 /* Peripheral qualifiers and the device types the scan cares about. */
-#define INQ_PQ_CONNECTED	0
-#define INQ_PQ_NOT_CONNECTED	1
-#define INQ_PQ_NO_LUN		3
-#define PDT_DISK		0x00
-#define PDT_ROM			0x05
-#define PDT_RBC			0x0e
-#define PDT_WLUN		0x1e
-#define PDT_NO_DEVICE		0x1f
+#define INQ_PQ_CONNECTED 0
+#define INQ_PQ_NOT_CONNECTED 1
+#define INQ_PQ_NO_LUN 3
+#define PDT_DISK 0x00
+#define PDT_ROM 0x05
+#define PDT_RBC 0x0e
+#define PDT_WLUN 0x1e
+#define PDT_NO_DEVICE 0x1f
 
 /* The kernel's first INQUIRY asks for this much; it is also the least a
  * standard INQUIRY response must hold for the strings. */
-#define INQUIRY_MIN_LEN		36
-#define INQUIRY_MAX_LEN		255
+#define INQUIRY_MIN_LEN 36
+#define INQUIRY_MAX_LEN 255
 
 /**
  * struct inquiry - a decoded standard INQUIRY response

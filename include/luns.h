@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 /* Linux integer form of the well-known LUNs (scsi.h SCSI_W_LUN_*). */
-#define LUN_WLUN_BASE		0xc100
-#define LUN_WLUN_REPORT_LUNS	0xc101
+#define LUN_WLUN_BASE 0xc100
+#define LUN_WLUN_REPORT_LUNS 0xc101
 
 /* The kernel's first REPORT LUNS buffer: 511 entries and the header. */
-#define REPORT_LUNS_INITIAL_LEN	(512 * 8)
+#define REPORT_LUNS_INITIAL_LEN (512 * 8)
 
 /**
  * lun_from_scsilun() - the Linux integer of an 8-byte SAM LUN

@@ -197,8 +197,7 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
  *
  * Return: the method (PLAN_METHOD_NONE until the first step).
  */
-enum plan_method plan_method(const struct plan *p, const char **ret_reason,
-			     const char **ret_code);
+enum plan_method plan_method(const struct plan *p, const char **ret_reason, const char **ret_code);
 
 /**
  * plan_driver_takes_report_luns() - whether a host's driver passes REPORT

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 /* INQUIRY field widths: a longer literal can never match. */
-#define QUIRK_VENDOR_LEN	8
-#define QUIRK_MODEL_LEN		16
-#define QUIRK_REVISION_LEN	4
+#define QUIRK_VENDOR_LEN 8
+#define QUIRK_MODEL_LEN 16
+#define QUIRK_REVISION_LEN 4
 
 /**
  * enum quirk_severity - how bad a diagnostic is

@@ -9,14 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SENSE_KEY_NO_SENSE		0x0
-#define SENSE_KEY_RECOVERED_ERROR	0x1
-#define SENSE_KEY_NOT_READY		0x2
-#define SENSE_KEY_MEDIUM_ERROR		0x3
-#define SENSE_KEY_HARDWARE_ERROR	0x4
-#define SENSE_KEY_ILLEGAL_REQUEST	0x5
-#define SENSE_KEY_UNIT_ATTENTION	0x6
-#define SENSE_KEY_ABORTED_COMMAND	0xb
+#define SENSE_KEY_NO_SENSE 0x0
+#define SENSE_KEY_RECOVERED_ERROR 0x1
+#define SENSE_KEY_NOT_READY 0x2
+#define SENSE_KEY_MEDIUM_ERROR 0x3
+#define SENSE_KEY_HARDWARE_ERROR 0x4
+#define SENSE_KEY_ILLEGAL_REQUEST 0x5
+#define SENSE_KEY_UNIT_ATTENTION 0x6
+#define SENSE_KEY_ABORTED_COMMAND 0xb
 
 /**
  * struct sense - the parts of sense data a scanner acts on

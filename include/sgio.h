@@ -12,7 +12,7 @@
 #include "sense.h"
 
 /* Bounds on what a device may make us read. */
-#define SGIO_REPORT_LUNS_MAX	(1u << 20)
+#define SGIO_REPORT_LUNS_MAX (1u << 20)
 
 /**
  * struct sgio_error - why a command failed

@@ -37,7 +37,7 @@ void sysfs_free(struct sysfs_ctx *ctx);
  * Return: 0, or -ENAMETOOLONG.
  */
 int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 /**
  * sysfs_read() - read a small attribute, without its trailing newline
@@ -49,7 +49,7 @@ int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
  * Return: bytes read, or a negative errno.
  */
 int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 /**
  * sysfs_read_bin() - read a binary attribute (such as inquiry)
@@ -61,7 +61,7 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
  * Return: bytes read, or a negative errno.
  */
 int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 /**
  * sysfs_open_dir() - open a directory under the root

@@ -99,12 +99,16 @@ static void print_diags(const struct quirk_diags *d, bool quiet)
 			continue;
 		if (q->line)
 			fprintf(stderr, "%s:%u: %s: %s\n", q->file, q->line,
-				q->severity == QUIRK_ERROR ? "error" :
-				q->severity == QUIRK_WARNING ? "warning" : "note", q->message);
+				q->severity == QUIRK_ERROR     ? "error"
+				: q->severity == QUIRK_WARNING ? "warning"
+							       : "note",
+				q->message);
 		else
 			fprintf(stderr, "%s: %s: %s\n", q->file,
-				q->severity == QUIRK_ERROR ? "error" :
-				q->severity == QUIRK_WARNING ? "warning" : "note", q->message);
+				q->severity == QUIRK_ERROR     ? "error"
+				: q->severity == QUIRK_WARNING ? "warning"
+							       : "note",
+				q->message);
 	}
 }
 
@@ -155,16 +159,15 @@ static json_object *entry_json(const struct quirk_entry *e)
 	json_object_object_add(o, "title", output_json_string(e->title));
 	json_object_object_add(o, "vendor", output_json_string(e->vendor));
 	json_object_object_add(o, "model", output_json_string(e->model));
-	json_object_object_add(o, "revision",
-			       e->revision ? output_json_string(e->revision) : NULL);
+	json_object_object_add(o, "revision", e->revision ? output_json_string(e->revision) : NULL);
 	json_object_object_add(o, "type", e->type >= 0 ? json_object_new_int(e->type) : NULL);
 	json_object_object_add(o, "flags", e->sets_flags ? output_flags_json(e->flags) : NULL);
 	json_object_object_add(o, "add_flags", output_flags_json(e->add_flags));
 	json_object_object_add(o, "drop_flags", output_flags_json(e->drop_flags));
 	json_object_object_add(o, "max_lun",
 			       e->max_lun >= 0 ? json_object_new_int64(e->max_lun) : NULL);
-	json_object_object_add(o, "attach", e->attach >= 0 ? json_object_new_boolean(e->attach) :
-							     NULL);
+	json_object_object_add(o, "attach",
+			       e->attach >= 0 ? json_object_new_boolean(e->attach) : NULL);
 	json_object_object_add(o, "builtin", json_object_new_boolean(e->builtin));
 	json_object_object_add(o, "reason", e->reason ? output_json_string(e->reason) : NULL);
 	return o;
@@ -177,11 +180,11 @@ static void entry_effect(const struct quirk_entry *e, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-#define ADD(...)                                                                             \
-	do {                                                                                 \
-		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                      \
-		if (n_ > 0 && (size_t)n_ < len - used)                                       \
-			used += n_;                                                          \
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                            \
+		if (n_ > 0 && (size_t)n_ < len - used)                                             \
+			used += n_;                                                                \
 	} while (0)
 	if (e->sets_flags) {
 		flags_text(e->flags, f, sizeof(f));
@@ -214,7 +217,6 @@ static int clean_arg(const char *what, const char *in, size_t width, char *out)
 	inquiry_field_clean(out, (const uint8_t *)in, n);
 	return 0;
 }
-
 
 static int cmd_query_target(struct options *o)
 {
@@ -322,10 +324,9 @@ static int cmd_query(struct options *o)
 
 		json_object_object_add(j, "vendor", output_json_string(vendor));
 		json_object_object_add(j, "model", output_json_string(model));
-		json_object_object_add(j, "revision",
-				       o->revision ? output_json_string(rev) : NULL);
-		json_object_object_add(j, "type", o->type >= 0 ? json_object_new_int(o->type) :
-								 NULL);
+		json_object_object_add(j, "revision", o->revision ? output_json_string(rev) : NULL);
+		json_object_object_add(j, "type",
+				       o->type >= 0 ? json_object_new_int(o->type) : NULL);
 		json_object_object_add(j, "flags", output_flags_json(m.flags));
 		snprintf(f, sizeof(f), "0x%llx", (unsigned long long)m.flags);
 		json_object_object_add(j, "flags_value", output_json_string(f));
@@ -401,8 +402,8 @@ static int cmd_list(const struct options *o)
 		}
 		output_lunmask_match(&masks[i], match, sizeof(match));
 		output_lunmask_effect(&masks[i], f, sizeof(f));
-		printf("%s:%u\t%s\tlunmask (%s)\t%s\n", masks[i].file, masks[i].line, masks[i].title,
-		       match, f);
+		printf("%s:%u\t%s\tlunmask (%s)\t%s\n", masks[i].file, masks[i].line,
+		       masks[i].title, match, f);
 	}
 	if (arr) {
 		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
@@ -465,13 +466,13 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 		for (size_t i = 0; i < diags.count; i++) {
 			json_object *d = json_object_new_object();
 
-			json_object_object_add(d, "severity",
-					       output_json_string(
-						       diags.items[i].severity == QUIRK_ERROR ? "error" :
-						       diags.items[i].severity == QUIRK_WARNING ? "warning" :
-												  "note"));
-			json_object_object_add(d, "file",
-					       output_json_string(diags.items[i].file));
+			json_object_object_add(
+				d, "severity",
+				output_json_string(diags.items[i].severity == QUIRK_ERROR ? "error"
+						   : diags.items[i].severity == QUIRK_WARNING
+							   ? "warning"
+							   : "note"));
+			json_object_object_add(d, "file", output_json_string(diags.items[i].file));
 			json_object_object_add(d, "line", json_object_new_int(diags.items[i].line));
 			json_object_object_add(d, "message",
 					       output_json_string(diags.items[i].message));
@@ -692,8 +693,8 @@ static json_object *suggestion_json(const struct quirk_suggestion *s, const char
 	json_object_object_add(o, "model", output_json_string(s->model));
 	json_object_object_add(o, "revision", output_json_string(s->revision));
 	json_object_object_add(o, "flags", output_flags_json(s->flags));
-	json_object_object_add(o, "max_lun", s->max_lun >= 0 ? json_object_new_int64(s->max_lun) :
-							       NULL);
+	json_object_object_add(o, "max_lun",
+			       s->max_lun >= 0 ? json_object_new_int64(s->max_lun) : NULL);
 	for (size_t i = 0; i < s->nevidence; i++) {
 		json_object *e = json_object_new_object();
 
@@ -786,10 +787,31 @@ out:
 
 int main(int argc, char **argv)
 {
-	enum { OPT_QUIRKS_DIR = 256, OPT_ROOT, OPT_SYSFS, OPT_VENDOR, OPT_MODEL, OPT_REVISION, OPT_TYPE,
-	       OPT_JSON, OPT_DEV_FLAGS, OPT_MODPROBE, OPT_CMDLINE, OPT_VERSION, OPT_DRIVER,
-	       OPT_CHANNEL, OPT_ID, OPT_PORT_NAME, OPT_HOST_PORT_NAME, OPT_SAS_ADDRESS,
-	       OPT_ISCSI_TARGET, OPT_ISCSI_TPGT, OPT_WWID, OPT_SERIAL, OPT_LUN };
+	enum {
+		OPT_QUIRKS_DIR = 256,
+		OPT_ROOT,
+		OPT_SYSFS,
+		OPT_VENDOR,
+		OPT_MODEL,
+		OPT_REVISION,
+		OPT_TYPE,
+		OPT_JSON,
+		OPT_DEV_FLAGS,
+		OPT_MODPROBE,
+		OPT_CMDLINE,
+		OPT_VERSION,
+		OPT_DRIVER,
+		OPT_CHANNEL,
+		OPT_ID,
+		OPT_PORT_NAME,
+		OPT_HOST_PORT_NAME,
+		OPT_SAS_ADDRESS,
+		OPT_ISCSI_TARGET,
+		OPT_ISCSI_TPGT,
+		OPT_WWID,
+		OPT_SERIAL,
+		OPT_LUN
+	};
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -889,13 +911,13 @@ int main(int argc, char **argv)
 		case OPT_WWID:
 		case OPT_SERIAL:
 			o.has_target = true;
-			*(c == OPT_DRIVER	  ? &o.target.driver :
-			  c == OPT_PORT_NAME	  ? &o.target.port_name :
-			  c == OPT_HOST_PORT_NAME ? &o.target.host_port_name :
-			  c == OPT_SAS_ADDRESS	  ? &o.target.sas_address :
-			  c == OPT_ISCSI_TARGET	  ? &o.target.iscsi_target :
-			  c == OPT_WWID		  ? &o.target.wwid :
-						    &o.target.serial) = optarg;
+			*(c == OPT_DRIVER	    ? &o.target.driver
+			  : c == OPT_PORT_NAME	    ? &o.target.port_name
+			  : c == OPT_HOST_PORT_NAME ? &o.target.host_port_name
+			  : c == OPT_SAS_ADDRESS    ? &o.target.sas_address
+			  : c == OPT_ISCSI_TARGET   ? &o.target.iscsi_target
+			  : c == OPT_WWID	    ? &o.target.wwid
+						    : &o.target.serial) = optarg;
 			break;
 		case OPT_CHANNEL:
 		case OPT_ID:
@@ -906,10 +928,10 @@ int main(int argc, char **argv)
 			if (lun_range_parse(optarg, &lr) < 0 || lr.first != lr.last ||
 			    (c != OPT_LUN && lr.first > 0xffffffffu)) {
 				fprintf(stderr, "scsi-quirks: --%s takes a number, not '%s'\n",
-					c == OPT_CHANNEL ? "channel" :
-					c == OPT_ID	 ? "id" :
-					c == OPT_LUN	 ? "lun" :
-							   "iscsi-tpgt",
+					c == OPT_CHANNEL ? "channel"
+					: c == OPT_ID	 ? "id"
+					: c == OPT_LUN	 ? "lun"
+							 : "iscsi-tpgt",
 					optarg);
 				free(o.dirs);
 				return EXIT_USAGE;
@@ -926,8 +948,7 @@ int main(int argc, char **argv)
 			} else if (c == OPT_ID) {
 				o.target.id = (unsigned int)lr.first;
 				o.id_given = true;
-			}
-			else
+			} else
 				o.target.iscsi_tpgt = (long)lr.first;
 			break;
 		}

@@ -176,7 +176,8 @@ static int parse_selectors(char **args, int n, struct selector **ret, int *ret_n
 		}
 		if (sel[i].lun_set && !lun_scan_writable(sel[i].lun)) {
 			fprintf(stderr,
-				"scsi-scan: '%s': LUN %" PRIu64 " (0x%" PRIx64 ") cannot be written "
+				"scsi-scan: '%s': LUN %" PRIu64 " (0x%" PRIx64
+				") cannot be written "
 				"to the kernel's scan file, which takes at most 0xffffffffffffff "
 				"(the first byte of the fourth level must be 0)\n",
 				args[i], sel[i].lun, sel[i].lun);
@@ -204,7 +205,8 @@ static void print_lun_failures(const struct scan_report *rep)
 			const struct target_report *t = &rep->hosts[i].targets[k];
 
 			if (t->ghost_stop)
-				fprintf(stderr, "scsi-scan: %u:%u:%u: ghost LUNs: LUN %" PRIu64
+				fprintf(stderr,
+					"scsi-scan: %u:%u:%u: ghost LUNs: LUN %" PRIu64
 					" repeats LUN %" PRIu64 " (%s); only LUN %" PRIu64
 					" kept (scsi-quirks suggest %u:%u:%u proposes an entry; "
 					"--attach-ghosts attaches them)\n",
@@ -212,13 +214,13 @@ static void print_lun_failures(const struct scan_report *rep)
 					t->ghosts[t->nghosts - 1].lun,
 					t->ghosts[t->nghosts - 1].same_as,
 					t->ghosts[t->nghosts - 1].evidence.text, t->ghost_kept,
-					t->addr.host,
-					t->addr.channel, t->addr.id);
+					t->addr.host, t->addr.channel, t->addr.id);
 			for (size_t j = 0; j < t->nluns; j++)
 				if (lun_report_failed(t, &t->luns[j]))
 					fprintf(stderr, "scsi-scan: %u:%u:%u:%" PRIu64 ": %s: %s\n",
 						t->addr.host, t->addr.channel, t->addr.id,
-						t->luns[j].lun, lun_outcome_name(t->luns[j].outcome),
+						t->luns[j].lun,
+						lun_outcome_name(t->luns[j].outcome),
 						t->luns[j].reason);
 		}
 }
@@ -235,7 +237,8 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 		size_t n = 0;
 		int r;
 
-		if (sel[i].host != SCAN_WILDCARD && !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
+		if (sel[i].host != SCAN_WILDCARD &&
+		    !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
 			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
 			ret = EXIT_FAILURE;
 			continue;
@@ -250,7 +253,8 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 			json_object *part = output_list_json(list, n);
 
 			for (size_t k = 0; k < json_object_array_length(part); k++)
-				json_object_array_add(all, json_object_get(json_object_array_get_idx(part, k)));
+				json_object_array_add(
+					all, json_object_get(json_object_array_get_idx(part, k)));
 			json_object_put(part);
 		} else {
 			output_list_text(stdout, list, n, o->verbose);
@@ -274,7 +278,8 @@ static int cmd_resize(const struct options *o, struct sysfs_ctx *sys, struct sel
 		size_t n = 0;
 		int r;
 
-		if (sel[i].host != SCAN_WILDCARD && !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
+		if (sel[i].host != SCAN_WILDCARD &&
+		    !sysfs_host_exists(sys, (unsigned int)sel[i].host)) {
 			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);
 			failed++;
 			continue;
@@ -354,8 +359,9 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 		for (size_t i = 0; i < rep.nhosts; i++)
 			targets += rep.hosts[i].ntargets;
 		if (!targets && !failures)
-			fprintf(stderr, "scsi-scan: no LUN of that target is attached; scan it first "
-					"(explain writes nothing)\n");
+			fprintf(stderr,
+				"scsi-scan: no LUN of that target is attached; scan it first "
+				"(explain writes nothing)\n");
 	}
 	scan_report_free(&rep);
 	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -363,8 +369,22 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 int main(int argc, char **argv)
 {
-	enum { OPT_REMOVE = 256, OPT_FORCE, OPT_ATTACH_GHOSTS, OPT_RESIZE, OPT_JSON, OPT_QUIRKS_DIR, OPT_QUIRKS_FILE, OPT_SYSFS, OPT_TIMEOUT,
-	       OPT_HOST_TIMEOUT, OPT_TARGET_TIMEOUT, OPT_TIME_LIMIT, OPT_WAIT, OPT_VERSION };
+	enum {
+		OPT_REMOVE = 256,
+		OPT_FORCE,
+		OPT_ATTACH_GHOSTS,
+		OPT_RESIZE,
+		OPT_JSON,
+		OPT_QUIRKS_DIR,
+		OPT_QUIRKS_FILE,
+		OPT_SYSFS,
+		OPT_TIMEOUT,
+		OPT_HOST_TIMEOUT,
+		OPT_TARGET_TIMEOUT,
+		OPT_TIME_LIMIT,
+		OPT_WAIT,
+		OPT_VERSION
+	};
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
@@ -483,8 +503,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_HOST_TIMEOUT:
 		case OPT_TARGET_TIMEOUT:
-			if (parse_bound(optarg, c == OPT_HOST_TIMEOUT ? &o.scan.host_timeout :
-									&o.scan.target_timeout) < 0) {
+			if (parse_bound(optarg, c == OPT_HOST_TIMEOUT
+							? &o.scan.host_timeout
+							: &o.scan.target_timeout) < 0) {
 				fprintf(stderr, "scsi-scan: --%s takes 0-86400 seconds\n",
 					c == OPT_HOST_TIMEOUT ? "host-timeout" : "target-timeout");
 				free(o.dirs);

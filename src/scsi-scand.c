@@ -71,7 +71,7 @@ static void log_line(void *data, int prio, const char *fmt, va_list ap)
 }
 
 static void say(struct daemon *d, int prio, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void say(struct daemon *d, int prio, const char *fmt, ...)
 {
@@ -128,7 +128,7 @@ static int watch_dirs(struct daemon *d)
 	for (size_t i = 0; i < d->ndirs; i++)
 		if (inotify_add_watch(fd, d->dirs[i],
 				      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-					  IN_DELETE | IN_ONLYDIR) < 0)
+					      IN_DELETE | IN_ONLYDIR) < 0)
 			say(d, LOG_DEBUG, "quirks: not watching %s: %s", d->dirs[i],
 			    strerror(errno));
 	return fd;
@@ -192,20 +192,20 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		OPT_VERSION
 	};
 	static const struct option longopts[] = {
-	    {"foreground", no_argument, NULL, 'f'},
-	    {"remove", no_argument, NULL, OPT_REMOVE},
-	    {"attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS},
-	    {"no-resize", no_argument, NULL, OPT_NO_RESIZE},
-	    {"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
-	    {"quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR},
-	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-	    {"sysfs", required_argument, NULL, OPT_SYSROOT},
-	    {"no-monitor", no_argument, NULL, OPT_NO_MONITOR},
-	    {"once", no_argument, NULL, OPT_ONCE},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, OPT_VERSION},
-	    {0},
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS },
+		{ "no-resize", no_argument, NULL, OPT_NO_RESIZE },
+		{ "max-workers", required_argument, NULL, OPT_MAX_WORKERS },
+		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "sysfs", required_argument, NULL, OPT_SYSROOT },
+		{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
 	};
 	int opt, r;
 
@@ -285,7 +285,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 /* The main loop: signals, the quirk directories, udev, the engine. */
 static int run(struct daemon *d, struct monitor *mon, bool once)
 {
-	struct itimerspec quiet = {.it_value = {.tv_nsec = RELOAD_QUIET_MS * 1000000L}};
+	struct itimerspec quiet = { .it_value = { .tv_nsec = RELOAD_QUIET_MS * 1000000L } };
 	int sfd, ifd, tfd, r, ret = EXIT_FAILURE;
 	sigset_t mask;
 
@@ -314,10 +314,10 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 	status(d);
 	for (;;) {
 		struct pollfd p[6] = {
-		    {.fd = sfd, .events = POLLIN},
-		    {.fd = ifd, .events = POLLIN},
-		    {.fd = tfd, .events = POLLIN},
-		    {.fd = mon ? monitor_fd(mon) : -1, .events = POLLIN},
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = ifd, .events = POLLIN },
+			{ .fd = tfd, .events = POLLIN },
+			{ .fd = mon ? monitor_fd(mon) : -1, .events = POLLIN },
 		};
 		size_t n = 4 + engine_pollfds(d->engine, p + 4);
 
@@ -391,10 +391,12 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct cmdline c = {
-	    .eo = {.max_workers = 16, .resize = true, .retry_ms = RETRY_MS, .retry_max = RETRY_MAX},
-	    .monitor = true};
-	struct daemon d = {.log_level = LOG_INFO, .log_lock = PTHREAD_MUTEX_INITIALIZER};
+	struct cmdline c = { .eo = { .max_workers = 16,
+				     .resize = true,
+				     .retry_ms = RETRY_MS,
+				     .retry_max = RETRY_MAX },
+			     .monitor = true };
+	struct daemon d = { .log_level = LOG_INFO, .log_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sysfs_ctx *sys = NULL;
 	struct monitor *mon = NULL;
 	char **search_path = NULL, scan_mode[32];
@@ -426,7 +428,7 @@ int main(int argc, char **argv)
 	 * database must not change what it attaches. Without scsi_mod loaded
 	 * yet (no parameter), the hosts may still come under scan=manual. */
 	if (sysfs_read(sys, scan_mode, sizeof(scan_mode), "/sys/module/scsi_mod/parameters/scan") >
-		0 &&
+		    0 &&
 	    strcmp(scan_mode, "manual") != 0) {
 		say(&d, LOG_NOTICE,
 		    "the kernel scans by itself (scsi_mod.scan=%s): nothing to do (see \"Switching "

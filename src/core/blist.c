@@ -8,7 +8,10 @@
 
 #include "blist.h"
 
-#define F(n, b, w, m) { .name = n, .bit = b, .when = BLIST_WHEN_##w, .meaning = m }
+#define F(n, b, w, m)                                                                              \
+	{                                                                                          \
+		.name = n, .bit = b, .when = BLIST_WHEN_##w, .meaning = m                          \
+	}
 
 static const struct blist_flag flags[] = {
 	F("nolun", BLIST_NOLUN, SCAN, "only LUN 0 exists; never probe other LUNs"),

@@ -70,14 +70,15 @@ static enum merge_result add_target(struct host_work *w, int channel, int id, bo
 		if (!remove || w->ntargets == WORK_TARGETS_MAX)
 			return MERGE_WIDENED;
 	}
-	w->targets[w->ntargets++] = (struct work_target){channel, id, remove};
+	w->targets[w->ntargets++] = (struct work_target){ channel, id, remove };
 	return MERGE_QUEUED;
 }
 
 static enum merge_result add_lun(struct host_work *w, const struct scsi_event *ev)
 {
-	struct work_lun l = {{ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun},
-			     ev->kind};
+	struct work_lun l = {
+		{ ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun }, ev->kind
+	};
 
 	for (size_t i = 0; i < w->nluns; i++)
 		if (w->luns[i].kind == l.kind && scsi_addr_cmp(&w->luns[i].addr, &l.addr) == 0)
@@ -130,11 +131,11 @@ void host_work_put_back(struct host_work *w, const struct host_work *job)
 	for (size_t i = 0; i < job->ntargets; i++)
 		add_target(w, job->targets[i].channel, job->targets[i].id, job->targets[i].remove);
 	for (size_t i = 0; i < job->nluns; i++) {
-		struct scsi_event ev = {.kind = job->luns[i].kind,
-					.host = job->luns[i].addr.host,
-					.channel = (int)job->luns[i].addr.channel,
-					.id = (int)job->luns[i].addr.id,
-					.lun = job->luns[i].addr.lun};
+		struct scsi_event ev = { .kind = job->luns[i].kind,
+					 .host = job->luns[i].addr.host,
+					 .channel = (int)job->luns[i].addr.channel,
+					 .id = (int)job->luns[i].addr.id,
+					 .lun = job->luns[i].addr.lun };
 
 		add_lun(w, &ev);
 	}
@@ -143,9 +144,9 @@ void host_work_put_back(struct host_work *w, const struct host_work *job)
 const char *merge_result_name(enum merge_result r)
 {
 	static const char *const names[] = {
-	    [MERGE_IGNORED] = "ignored",     [MERGE_QUEUED] = "queued",
-	    [MERGE_COALESCED] = "coalesced", [MERGE_WIDENED] = "widened",
-	    [MERGE_DROPPED] = "dropped",     [MERGE_CANCELLED] = "cancelled",
+		[MERGE_IGNORED] = "ignored",	 [MERGE_QUEUED] = "queued",
+		[MERGE_COALESCED] = "coalesced", [MERGE_WIDENED] = "widened",
+		[MERGE_DROPPED] = "dropped",	 [MERGE_CANCELLED] = "cancelled",
 	};
 
 	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";

@@ -301,19 +301,21 @@ static void after_allowed(struct reach *r, struct reach_action *a)
 		reach_act(a, REACH_REPORT, 0, "unreachable-restricted");
 		a->failed = true;
 		if (in->lun0_allowed)
-			reach_say(a,
-				  "not reached: no LUN 0 and the REPORT LUNS well-known LUN (49409) "
-				  "%s; the kernel's scan of the target would attach LUNs the lunmask "
-				  "policy refuses (name the LUNs to attach in a luns list to reach "
-				  "it through them)",
-				  r->wlun_result ? r->wlun_result : "did not answer");
+			reach_say(
+				a,
+				"not reached: no LUN 0 and the REPORT LUNS well-known LUN (49409) "
+				"%s; the kernel's scan of the target would attach LUNs the lunmask "
+				"policy refuses (name the LUNs to attach in a luns list to reach "
+				"it through them)",
+				r->wlun_result ? r->wlun_result : "did not answer");
 		else
-			reach_say(a,
-				  "not reached: LUN 0 is %s, the REPORT LUNS well-known LUN (49409) "
-				  "%s, and %s",
-				  in->lun0_why, r->wlun_result ? r->wlun_result : "did not answer",
-				  in->allowed == 1 ? "no LUN the policy names answered" :
-						     "the policy names no short list of LUNs to try");
+			reach_say(
+				a,
+				"not reached: LUN 0 is %s, the REPORT LUNS well-known LUN (49409) "
+				"%s, and %s",
+				in->lun0_why, r->wlun_result ? r->wlun_result : "did not answer",
+				in->allowed == 1 ? "no LUN the policy names answered"
+						 : "the policy names no short list of LUNs to try");
 		return;
 	}
 	if (!in->dry_run) {
@@ -330,9 +332,8 @@ static void after_allowed(struct reach *r, struct reach_action *a)
 		return;
 	}
 	reach_act(a, REACH_REPORT, 0, "no-lun-answered");
-	reach_say(a,
-		  "dry run, nothing attached: no LUN answered (not LUN 0, not the REPORT LUNS "
-		  "well-known LUN, not the kernel's scan of the target)");
+	reach_say(a, "dry run, nothing attached: no LUN answered (not LUN 0, not the REPORT LUNS "
+		     "well-known LUN, not the kernel's scan of the target)");
 }
 
 static void after_wlun(struct reach *r, struct reach_action *a)
@@ -358,8 +359,9 @@ static void after_lun0(struct reach *r, struct reach_action *a)
 
 	if (in->other_attached) {
 		found(r, a, in->other_lun, "attached-before");
-		reach_say(a, "LUN 0 absent: commands go through LUN %" PRIu64
-			     ", attached before this scan",
+		reach_say(a,
+			  "LUN 0 absent: commands go through LUN %" PRIu64
+			  ", attached before this scan",
 			  in->other_lun);
 		return;
 	}
@@ -442,8 +444,9 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		} else if (last->kind == REACH_OUT_ATTACHED) {
 			found(r, next, LUN_WLUN_REPORT_LUNS, "wlun");
 			next->temporary = true;
-			reach_say(next, "LUN 0 absent: reached through the REPORT LUNS well-known "
-					"LUN (49409), attached for this scan and detached after it");
+			reach_say(next,
+				  "LUN 0 absent: reached through the REPORT LUNS well-known "
+				  "LUN (49409), attached for this scan and detached after it");
 			return;
 		} else {
 			r->wlun_result = "attached nothing (the device refused it, e.g. with "
@@ -452,7 +455,8 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		after_wlun(r, next);
 		return;
 	case RS_ALLOWED:
-		if (last->kind == REACH_OUT_EINVAL && limit_is_target(last, r->lun) && !in->listed) {
+		if (last->kind == REACH_OUT_EINVAL && limit_is_target(last, r->lun) &&
+		    !in->listed) {
 			reach_act(next, REACH_LIMIT, 0, "limit");
 			r->state = RS_DONE;
 			return;
@@ -466,8 +470,9 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 
 			found(r, next, lun, "policy-lun");
 			next->probe_new = true;
-			reach_say(next, "LUN 0 is %s: reached through LUN %" PRIu64
-					", which the policy names",
+			reach_say(next,
+				  "LUN 0 is %s: reached through LUN %" PRIu64
+				  ", which the policy names",
 				  in->lun0_why, lun);
 			return;
 		}

@@ -73,7 +73,7 @@ struct engine {
 };
 
 static void elog(struct engine *e, int prio, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void elog(struct engine *e, int prio, const char *fmt, ...)
 {
@@ -149,7 +149,7 @@ void engine_set_log_fn(struct engine *e, engine_log_fn fn, void *data)
 
 int engine_load_db(struct engine *e, const char *const *dirs, size_t ndirs, bool reload)
 {
-	struct quirk_diags diags = {0};
+	struct quirk_diags diags = { 0 };
 	struct quirk_db *db = NULL, *old;
 	int r;
 
@@ -226,9 +226,9 @@ static void quirk_text(const struct quirk_match *m, char *buf, size_t len)
 	}
 	if (blist_flags_format(m->flags, ",", flags, sizeof(flags)) < 0 || !flags[0])
 		snprintf(flags, sizeof(flags), "-");
-	used =
-	    (size_t)snprintf(buf, len, "quirks %s%s%s from", flags,
-			     m->attach ? "" : ", attach=false", m->max_lun >= 0 ? ", max_lun" : "");
+	used = (size_t)snprintf(buf, len, "quirks %s%s%s from", flags,
+				m->attach ? "" : ", attach=false",
+				m->max_lun >= 0 ? ", max_lun" : "");
 	for (size_t i = 0; i < m->count && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, " %s:%u", m->sources[i]->file,
 					 m->sources[i]->line);
@@ -400,28 +400,28 @@ static int run_scans(struct job *j, struct scan_report *rep)
 {
 	struct engine *e = j->e;
 	struct scan_ctx ctx = {
-	    .sys = e->sys,
-	    .db = j->db,
-	    .opt = {.inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
-		    .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
-		    .lock_wait = true,
-		    .attach_ghosts = e->opt.attach_ghosts,
-		    .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
-		    .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT},
-	    .cancel = &e->stopping,
-	    .log = scan_log,
-	    .log_data = e,
+		.sys = e->sys,
+		.db = j->db,
+		.opt = { .inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
+			 .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
+			 .lock_wait = true,
+			 .attach_ghosts = e->opt.attach_ghosts,
+			 .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
+			 .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT },
+		.cancel = &e->stopping,
+		.log = scan_log,
+		.log_data = e,
 	};
 	int r = 0;
 
 	if (j->work.full) {
-		struct selector sel = {(int)j->host, SCAN_WILDCARD, SCAN_WILDCARD, false, 0};
+		struct selector sel = { (int)j->host, SCAN_WILDCARD, SCAN_WILDCARD, false, 0 };
 
 		r = scan_selected(&ctx, &sel, rep);
 	}
 	for (size_t i = 0; i < j->work.ntargets && r >= 0; i++) {
 		const struct work_target *t = &j->work.targets[i];
-		struct selector sel = {(int)j->host, t->channel, t->id, false, 0};
+		struct selector sel = { (int)j->host, t->channel, t->id, false, 0 };
 
 		if (j->work.full && !(t->remove && e->opt.remove))
 			continue;
@@ -435,8 +435,8 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct engine *e = j->e;
-	struct scan_report rep = {0};
-	struct job_done done = {.host = j->host};
+	struct scan_report rep = { 0 };
+	struct job_done done = { .host = j->host };
 	uint64_t t0 = monotonic_ms();
 	size_t attached = 0;
 	int r = 0;
@@ -481,7 +481,7 @@ static void *worker(void *arg)
 /* Arms the retry timer for the earliest host that waits for one. */
 static void arm_timer(struct engine *e)
 {
-	struct itimerspec its = {0};
+	struct itimerspec its = { 0 };
 	uint64_t first = 0;
 
 	for (struct host_state *h = e->hosts; h; h = h->next)
@@ -645,7 +645,7 @@ int engine_coldplug(struct engine *e)
 	}
 	elog(e, LOG_INFO, "coldplug: %zu host(s)", n);
 	for (size_t i = 0; i < n; i++) {
-		struct scsi_event ev = {.kind = SCSI_EVENT_HOST_ADD, .host = hosts[i]};
+		struct scsi_event ev = { .kind = SCSI_EVENT_HOST_ADD, .host = hosts[i] };
 
 		engine_event(e, &ev);
 	}
@@ -655,8 +655,8 @@ int engine_coldplug(struct engine *e)
 
 size_t engine_pollfds(const struct engine *e, struct pollfd *p)
 {
-	p[0] = (struct pollfd){.fd = e->done_pipe[0], .events = POLLIN};
-	p[1] = (struct pollfd){.fd = e->timer_fd, .events = POLLIN};
+	p[0] = (struct pollfd){ .fd = e->done_pipe[0], .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = e->timer_fd, .events = POLLIN };
 	return 2;
 }
 
@@ -688,8 +688,8 @@ void engine_dispatch(struct engine *e)
 			h->retry_at = 0;
 			if (h->retry_scan)
 				host_work_merge(&h->work,
-						&(struct scsi_event){.kind = SCSI_EVENT_HOST_ADD,
-								     .host = h->host});
+						&(struct scsi_event){ .kind = SCSI_EVENT_HOST_ADD,
+								      .host = h->host });
 			h->retry_scan = false;
 			start(e, h);
 		}
@@ -725,7 +725,7 @@ unsigned int engine_stop(struct engine *e, unsigned int wait_ms)
 {
 	atomic_store(&e->stopping, true);
 	for (uint64_t end = monotonic_ms() + wait_ms; e->running > 0;) {
-		struct pollfd p = {.fd = e->done_pipe[0], .events = POLLIN};
+		struct pollfd p = { .fd = e->done_pipe[0], .events = POLLIN };
 		uint64_t now = monotonic_ms();
 		struct job_done done;
 

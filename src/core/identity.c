@@ -126,17 +126,17 @@ bool designator_unique(uint8_t type)
 const char *ghost_verdict_name(enum ghost_verdict v)
 {
 	static const char *const names[] = {
-	    [GHOST_DISTINCT] = "distinct",
-	    [GHOST_UNKNOWN] = "unknown",
-	    [GHOST_SAME] = "same-unit",
-	    [GHOST_CONFLICT] = "name-conflict",
+		[GHOST_DISTINCT] = "distinct",
+		[GHOST_UNKNOWN] = "unknown",
+		[GHOST_SAME] = "same-unit",
+		[GHOST_CONFLICT] = "name-conflict",
 	};
 
 	return (unsigned int)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
 
 static void say(struct ghost_evidence *ev, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 static void say(struct ghost_evidence *ev, const char *fmt, ...)
 {

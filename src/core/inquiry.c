@@ -92,10 +92,10 @@ int inquiry_decode(const uint8_t *buf, size_t len, struct inquiry *ret)
 const char *pdt_name(int pdt)
 {
 	static const char *const names[32] = {
-		"disk",	   "tape",    "printer", "process", "worm",    "cd/dvd",  "scanner",
-		"optical", "mediumx", "comms",	 "(0xa)",   "(0xb)",   "storage", "enclosu",
-		"sim dsk", "opti rd", "bridge",	 "osd",	    "adi",     "sec man", "zbc",
-		"(0x15)",  "(0x16)",  "(0x17)",	 "(0x18)",  "(0x19)",  "(0x1a)",  "(0x1b)",
+		"disk",	   "tape",    "printer", "process", "worm",   "cd/dvd",	 "scanner",
+		"optical", "mediumx", "comms",	 "(0xa)",   "(0xb)",  "storage", "enclosu",
+		"sim dsk", "opti rd", "bridge",	 "osd",	    "adi",    "sec man", "zbc",
+		"(0x15)",  "(0x16)",  "(0x17)",	 "(0x18)",  "(0x19)", "(0x1a)",	 "(0x1b)",
 		"(0x1c)",  "(0x1d)",  "wlun",	 "no dev",
 	};
 
@@ -107,8 +107,8 @@ const char *pdt_name(int pdt)
 const char *scsi_level_name(int level)
 {
 	static const char *const names[] = {
-		"unknown", "SCSI-1", "SCSI-1-CCS", "SCSI-2", "SPC", "SPC-2", "SPC-3", "SPC-4",
-		"SPC-5",
+		"unknown", "SCSI-1", "SCSI-1-CCS", "SCSI-2", "SPC",
+		"SPC-2",   "SPC-3",  "SPC-4",	   "SPC-5",
 	};
 
 	if (level < 0 || level >= (int)(sizeof(names) / sizeof(names[0])))

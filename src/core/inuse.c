@@ -262,8 +262,8 @@ int inuse_nodes_collect(const struct sysfs_ctx *ctx, const struct scsi_addr *a,
 	static const struct {
 		const char *class, *prefix;
 	} classes[] = {
-		{ "block", "" },	  { "scsi_generic", "" }, { "bsg", "bsg/" },
-		{ "scsi_tape", "" },	  { "scsi_changer", "" },
+		{ "block", "" },     { "scsi_generic", "" }, { "bsg", "bsg/" },
+		{ "scsi_tape", "" }, { "scsi_changer", "" },
 	};
 	char hctl[64];
 	int r = 0;
@@ -348,7 +348,8 @@ static int check_holders(const struct sysfs_ctx *ctx, const struct inuse_nodes *
 			closedir(d);
 			if (!next[0])
 				break;
-			if (sysfs_read(ctx, dm, sizeof(dm), "/sys/class/block/%s/dm/name", next) > 0)
+			if (sysfs_read(ctx, dm, sizeof(dm), "/sys/class/block/%s/dm/name", next) >
+			    0)
 				snprintf(chain + strlen(chain), sizeof(chain) - strlen(chain),
 					 "%s%s (%s)", depth ? ", under " : "", next, dm);
 			else
@@ -413,7 +414,8 @@ static int check_mount_table(const struct sysfs_ctx *ctx, const struct inuse_nod
 		for (size_t i = 0; i < nd && !hit; i++)
 			hit = node_of_path(ctx, n, proc_root, devs[i]);
 		if (hit) {
-			snprintf(why, len, "/dev/%s is the external log or journal of the %s on %s%s",
+			snprintf(why, len,
+				 "/dev/%s is the external log or journal of the %s on %s%s",
 				 hit->name, m.fstype, m.mount_point, ns_note);
 			r = 1;
 		}
@@ -433,7 +435,7 @@ struct seen_ns {
 
 static int seen_ns_add(struct seen_ns *s, const char *ns)
 {
-	char (*v)[64];
+	char(*v)[64];
 
 	for (size_t i = 0; i < s->count; i++)
 		if (strcmp(s->v[i], ns) == 0)
@@ -533,8 +535,8 @@ static int check_btrfs(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 		struct dirent *de;
 		DIR *dd;
 
-		if (fs->d_name[0] == '.' || opendirf(ctx, &dd, "/sys/fs/btrfs/%s/devices",
-						     fs->d_name) < 0)
+		if (fs->d_name[0] == '.' ||
+		    opendirf(ctx, &dd, "/sys/fs/btrfs/%s/devices", fs->d_name) < 0)
 			continue;
 		while (r == 0 && (de = readdir(dd))) {
 			const struct inuse_node *hit;
@@ -549,7 +551,8 @@ static int check_btrfs(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 				continue;
 			hit = find_node(n, devt, true);
 			if (hit) {
-				snprintf(why, len, "/dev/%s is a device of the btrfs file system %s",
+				snprintf(why, len,
+					 "/dev/%s is a device of the btrfs file system %s",
 					 hit->name, fs->d_name);
 				r = 1;
 			}
@@ -597,7 +600,8 @@ static int check_swaps(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 		else
 			hit = find_node(n, st.st_dev, true);
 		if (hit) {
-			snprintf(why, len, "/dev/%s holds the active swap area %s", hit->name, swap);
+			snprintf(why, len, "/dev/%s holds the active swap area %s", hit->name,
+				 swap);
 			r = 1;
 		}
 	}
@@ -710,8 +714,9 @@ static int check_exclusive(const struct sysfs_ctx *ctx, const struct inuse_nodes
 		}
 		switch (errno) {
 		case EBUSY:
-			snprintf(why, len, "/dev/%s is claimed exclusively by the kernel "
-					   "(a file system, swap, RAID or device-mapper user)",
+			snprintf(why, len,
+				 "/dev/%s is claimed exclusively by the kernel "
+				 "(a file system, swap, RAID or device-mapper user)",
 				 n->v[i].name);
 			return 1;
 		case ENXIO:
@@ -728,12 +733,11 @@ static int check_exclusive(const struct sysfs_ctx *ctx, const struct inuse_nodes
 	return 0;
 }
 
-int inuse_check(const struct sysfs_ctx *ctx, const struct inuse_nodes *nodes, char *why,
-		size_t len)
+int inuse_check(const struct sysfs_ctx *ctx, const struct inuse_nodes *nodes, char *why, size_t len)
 {
 	int (*const checks[])(const struct sysfs_ctx *, const struct inuse_nodes *, char *,
-			      size_t) = { check_holders,    check_mounts,	  check_btrfs,
-					  check_swaps,	    check_open_files, check_exclusive };
+			      size_t) = { check_holders, check_mounts,	   check_btrfs,
+					  check_swaps,	 check_open_files, check_exclusive };
 	int r = 0;
 
 	if (len)

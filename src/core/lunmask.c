@@ -209,8 +209,8 @@ int lunmask_next_allowed(const struct lunmask_set *set, uint64_t after, uint64_t
 		any_list = true;
 		for (size_t k = 0; k < e->nluns; k++) {
 			total += e->luns[k].last - e->luns[k].first + 1;
-			if (total > LUNMASK_REACH_MAX || e->luns[k].last - e->luns[k].first >=
-								 LUNMASK_REACH_MAX)
+			if (total > LUNMASK_REACH_MAX ||
+			    e->luns[k].last - e->luns[k].first >= LUNMASK_REACH_MAX)
 				return -E2BIG;
 		}
 	}
@@ -343,8 +343,8 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
 		return -EINVAL;
 	}
 	if (n != want) {
-		*ret_error = want == 4 ? "scsi takes DRIVER,CHANNEL:ID,LUNS" :
-					 "fc, sas and iscsi take ADDRESS,LUNS";
+		*ret_error = want == 4 ? "scsi takes DRIVER,CHANNEL:ID,LUNS"
+				       : "fc, sas and iscsi take ADDRESS,LUNS";
 		return -EINVAL;
 	}
 	snprintf(ret->transport, sizeof(ret->transport), "%s", fields[0]);
@@ -425,8 +425,7 @@ static int append(char **text, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
-static int spec_config(const struct lunmask_spec *sp, unsigned int index, char **text,
-		       size_t *len)
+static int spec_config(const struct lunmask_spec *sp, unsigned int index, char **text, size_t *len)
 {
 	int r;
 
@@ -465,8 +464,9 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 	int r = 0;
 
 	*ret_text = NULL;
-	r = append(&text, &len, "# Written from the kernel command line (scsi_scan.lunmask=) "
-				"for the initramfs.\n");
+	r = append(&text, &len,
+		   "# Written from the kernel command line (scsi_scan.lunmask=) "
+		   "for the initramfs.\n");
 	for (const char *p = cmdline; r == 0 && *p;) {
 		const char *word = p, *end;
 		struct lunmask_spec sp;
@@ -498,10 +498,11 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 		r = spec_config(&sp, ++count, &text, &len);
 	}
 	if (r == 0 && count)
-		r = append(&text, &len, "lunmask \"kernel command line: nothing else\" {\n"
-					"\tluns = {}\n"
-					"\treason = \"only the LUNs named by scsi_scan.lunmask= are "
-					"attached in the initramfs\"\n}\n");
+		r = append(&text, &len,
+			   "lunmask \"kernel command line: nothing else\" {\n"
+			   "\tluns = {}\n"
+			   "\treason = \"only the LUNs named by scsi_scan.lunmask= are "
+			   "attached in the initramfs\"\n}\n");
 	if (r < 0 || !count) {
 		free(text);
 		return r;

@@ -242,8 +242,8 @@ static json_object *quirks_json(const struct quirk_match *m)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "flags", output_flags_json(m->flags));
-	json_object_object_add(o, "max_lun", m->max_lun >= 0 ? json_object_new_int64(m->max_lun) :
-							       NULL);
+	json_object_object_add(o, "max_lun",
+			       m->max_lun >= 0 ? json_object_new_int64(m->max_lun) : NULL);
 	json_object_object_add(o, "attach", json_object_new_boolean(m->attach));
 	json_object_object_add(o, "sources", output_sources_json(m));
 	return o;
@@ -263,7 +263,8 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 		snprintf(name, sizeof(name), "[%s]", addr_text(&d->addr, hctl, sizeof(hctl)));
 		flags_text(d->match.flags, flags, sizeof(flags));
 		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s\n", name,
-			d->type >= 0 ? pdt_name(d->type) : "?", output_escape(d->vendor, v, sizeof(v)),
+			d->type >= 0 ? pdt_name(d->type) : "?",
+			output_escape(d->vendor, v, sizeof(v)),
 			output_escape(d->model, m, sizeof(m)), output_escape(d->rev, r, sizeof(r)),
 			d->block[0] ? d->block : "-", d->sg[0] ? d->sg : "-", flags,
 			d->match.attach ? "" : " attach=false",
@@ -289,17 +290,18 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 
 		json_object_object_add(o, "hctl",
 				       output_json_string(addr_text(&d->addr, hctl, sizeof(hctl))));
-		json_object_object_add(o, "type", d->type >= 0 ? json_object_new_int(d->type) : NULL);
+		json_object_object_add(o, "type",
+				       d->type >= 0 ? json_object_new_int(d->type) : NULL);
 		json_object_object_add(o, "type_name",
 				       output_json_string(d->type >= 0 ? pdt_name(d->type) : "?"));
 		json_object_object_add(o, "vendor", output_json_string(d->vendor));
 		json_object_object_add(o, "model", output_json_string(d->model));
 		json_object_object_add(o, "revision", output_json_string(d->rev));
-		json_object_object_add(o, "scsi_level", d->scsi_level >= 0 ?
-								json_object_new_int(d->scsi_level) :
-								NULL);
-		json_object_object_add(o, "block", d->block[0] ? output_json_string(d->block) :
-								  NULL);
+		json_object_object_add(o, "scsi_level",
+				       d->scsi_level >= 0 ? json_object_new_int(d->scsi_level)
+							  : NULL);
+		json_object_object_add(o, "block",
+				       d->block[0] ? output_json_string(d->block) : NULL);
 		json_object_object_add(o, "sg", d->sg[0] ? output_json_string(d->sg) : NULL);
 		json_object_object_add(o, "state", output_json_string(d->state));
 		json_object_object_add(o, "kernel_flags", output_json_string(d->kernel_flags));
@@ -352,7 +354,8 @@ static void lun_lines(FILE *f, const struct target_report *t, const char *indent
 		if (e == l)
 			snprintf(range, sizeof(range), "%" PRIu64, a->lun);
 		else
-			snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, a->lun, t->luns[e].lun);
+			snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, a->lun,
+				 t->luns[e].lun);
 		fprintf(f, "%sLUN %-9s %-12s %s\n", indent, range, lun_outcome_name(a->outcome),
 			a->reason);
 		l = e + 1;
@@ -473,7 +476,8 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 
 		if (h->failed)
 			fprintf(f, "host%u: FAILED: %s\n", h->host, h->error);
-		fprintf(f, "host%u: transport %s\n", h->host, discover_transport_name(h->transport));
+		fprintf(f, "host%u: transport %s\n", h->host,
+			discover_transport_name(h->transport));
 		for (size_t k = 0; k < h->ntargets; k++) {
 			const struct target_report *t = &h->targets[k];
 			char v[64], m[80], r[40], flags[256];
@@ -484,17 +488,19 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 			if (t->reach_reason[0])
 				fprintf(f, "  reached: %s\n", t->reach_reason);
 			if (t->policy[0])
-				fprintf(f, "  lunmask: %s (exclusions first, then the lists of "
+				fprintf(f,
+					"  lunmask: %s (exclusions first, then the lists of "
 					"LUNs to attach; quirks apply to what they allow)\n",
 					t->policy);
 			if (t->has_inquiry) {
-				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n", t->probe_lun,
-					t->inquiry_source);
+				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n",
+					t->probe_lun, t->inquiry_source);
 				fprintf(f, "    vendor '%s' model '%s' revision '%s'\n",
 					output_escape(t->inq.vendor, v, sizeof(v)),
 					output_escape(t->inq.model, m, sizeof(m)),
 					output_escape(t->inq.revision, r, sizeof(r)));
-				fprintf(f, "    type %s (0x%02x), qualifier %u, version 0x%02x: %s\n",
+				fprintf(f,
+					"    type %s (0x%02x), qualifier %u, version 0x%02x: %s\n",
 					pdt_name(t->inq.pdt), t->inq.pdt, t->inq.pq, t->inq.version,
 					scsi_level_name(t->inq.scsi_level));
 				flags_text(t->match.flags, flags, sizeof(flags));
@@ -507,8 +513,10 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 				if (!t->match.count)
 					fprintf(f, "    no entry of the quirk database matches\n");
 				for (size_t s = 0; s < t->match.count; s++)
-					fprintf(f, "    from %s:%u (%s)\n", t->match.sources[s]->file,
-						t->match.sources[s]->line, t->match.sources[s]->title);
+					fprintf(f, "    from %s:%u (%s)\n",
+						t->match.sources[s]->file,
+						t->match.sources[s]->line,
+						t->match.sources[s]->title);
 			}
 			if (t->failed) {
 				fprintf(f, "  FAILED: %s\n", t->error);
@@ -552,10 +560,10 @@ json_object *output_scan_json(const struct scan_report *rep)
 
 		json_object_object_add(ho, "host", json_object_new_int(h->host));
 		json_object_object_add(ho, "failed", json_object_new_boolean(h->failed));
-		json_object_object_add(ho, "error", h->failed ? output_json_string(h->error) :
-								NULL);
-		json_object_object_add(ho, "notes", h->notes[0] ? output_json_string(h->notes) :
-								  NULL);
+		json_object_object_add(ho, "error",
+				       h->failed ? output_json_string(h->error) : NULL);
+		json_object_object_add(ho, "notes",
+				       h->notes[0] ? output_json_string(h->notes) : NULL);
 		json_object_object_add(ho, "transport",
 				       output_json_string(discover_transport_name(h->transport)));
 		json_object_object_add(ho, "discovery", output_json_string(h->discovery));
@@ -571,18 +579,18 @@ json_object *output_scan_json(const struct scan_report *rep)
 					       t->failed ? output_json_string(t->error) : NULL);
 			json_object_object_add(to, "found", output_json_string(t->found_reason));
 			json_object_object_add(to, "found_code", output_json_string(t->found_code));
-			json_object_object_add(to, "reached",
-					       t->reach_reason[0] ?
-						       output_json_string(t->reach_reason) :
-						       NULL);
+			json_object_object_add(
+				to, "reached",
+				t->reach_reason[0] ? output_json_string(t->reach_reason) : NULL);
 			json_object_object_add(to, "reach_code", output_json_string(t->reach_code));
 			if (t->mask.count) {
 				json_object *ml = json_object_new_array();
 
 				for (size_t m = 0; m < t->mask.count; m++)
-					json_object_array_add(ml, entry_json(t->mask.items[m]->title,
-									     t->mask.items[m]->file,
-									     t->mask.items[m]->line));
+					json_object_array_add(ml,
+							      entry_json(t->mask.items[m]->title,
+									 t->mask.items[m]->file,
+									 t->mask.items[m]->line));
 				json_object_object_add(to, "lunmask", ml);
 			}
 			if (t->has_inquiry) {
@@ -594,8 +602,10 @@ json_object *output_scan_json(const struct scan_report *rep)
 						       output_json_string(t->inq.model));
 				json_object_object_add(inq, "revision",
 						       output_json_string(t->inq.revision));
-				json_object_object_add(inq, "type", json_object_new_int(t->inq.pdt));
-				json_object_object_add(inq, "qualifier", json_object_new_int(t->inq.pq));
+				json_object_object_add(inq, "type",
+						       json_object_new_int(t->inq.pdt));
+				json_object_object_add(inq, "qualifier",
+						       json_object_new_int(t->inq.pq));
 				json_object_object_add(inq, "version",
 						       json_object_new_int(t->inq.version));
 				json_object_object_add(inq, "scsi_level",
@@ -607,7 +617,8 @@ json_object *output_scan_json(const struct scan_report *rep)
 			}
 			json_object_object_add(to, "method",
 					       output_json_string(method_name(t->method)));
-			json_object_object_add(to, "method_code", output_json_string(t->method_code));
+			json_object_object_add(to, "method_code",
+					       output_json_string(t->method_code));
 			json_object_object_add(to, "method_reason",
 					       output_json_string(t->method_reason));
 			json_object_object_add(to, "end_code", output_json_string(t->end_code));
@@ -616,8 +627,8 @@ json_object *output_scan_json(const struct scan_report *rep)
 				json_object *rl = json_object_new_array();
 
 				for (size_t l = 0; l < t->nreported; l++)
-					json_object_array_add(rl,
-							      json_object_new_uint64(t->reported[l]));
+					json_object_array_add(
+						rl, json_object_new_uint64(t->reported[l]));
 				json_object_object_add(to, "report_luns", rl);
 			}
 			if (t->nghosts) {
@@ -631,12 +642,15 @@ json_object *output_scan_json(const struct scan_report *rep)
 							       json_object_new_uint64(gr->lun));
 					json_object_object_add(go, "same_as",
 							       json_object_new_uint64(gr->same_as));
-					json_object_object_add(go, "verdict", output_json_string(
-						ghost_verdict_name(gr->evidence.verdict)));
-					json_object_object_add(go, "rule",
-							       output_json_string(gr->evidence.rule));
-					json_object_object_add(go, "evidence",
-							       output_json_string(gr->evidence.text));
+					json_object_object_add(
+						go, "verdict",
+						output_json_string(
+							ghost_verdict_name(gr->evidence.verdict)));
+					json_object_object_add(
+						go, "rule", output_json_string(gr->evidence.rule));
+					json_object_object_add(
+						go, "evidence",
+						output_json_string(gr->evidence.text));
 					json_object_array_add(gl, go);
 				}
 				json_object_object_add(to, "ghosts", gl);
@@ -646,7 +660,8 @@ json_object *output_scan_json(const struct scan_report *rep)
 			for (size_t l = 0; l < t->nluns; l++) {
 				json_object *lo = json_object_new_object();
 
-				json_object_object_add(lo, "lun", json_object_new_uint64(t->luns[l].lun));
+				json_object_object_add(lo, "lun",
+						       json_object_new_uint64(t->luns[l].lun));
 				json_object_object_add(
 					lo, "outcome",
 					output_json_string(lun_outcome_name(t->luns[l].outcome)));
@@ -674,12 +689,12 @@ static void ranges_text(const struct lun_range *r, size_t n, char *buf, size_t l
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used < len; i++) {
-		int k = r[i].first == r[i].last ?
-				snprintf(buf + used, len - used, "%s%llu", i ? ", " : "",
-					 (unsigned long long)r[i].first) :
-				snprintf(buf + used, len - used, "%s%llu-%llu", i ? ", " : "",
-					 (unsigned long long)r[i].first,
-					 (unsigned long long)r[i].last);
+		int k = r[i].first == r[i].last
+				? snprintf(buf + used, len - used, "%s%llu", i ? ", " : "",
+					   (unsigned long long)r[i].first)
+				: snprintf(buf + used, len - used, "%s%llu-%llu", i ? ", " : "",
+					   (unsigned long long)r[i].first,
+					   (unsigned long long)r[i].last);
 
 		used += k > 0 ? (size_t)k : 0;
 	}
@@ -708,11 +723,11 @@ void output_lunmask_match(const struct lunmask_entry *e, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-#define ADD(...)                                                                             \
-	do {                                                                                 \
-		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                      \
-		if (n_ > 0 && (size_t)n_ < len - used)                                       \
-			used += n_;                                                          \
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		int n_ = snprintf(buf + used, len - used, __VA_ARGS__);                            \
+		if (n_ > 0 && (size_t)n_ < len - used)                                             \
+			used += n_;                                                                \
 	} while (0)
 	if (e->driver)
 		ADD("driver %s", e->driver);
@@ -791,8 +806,8 @@ void output_resize_text(FILE *f, const struct resize_result *r)
 	else if (!r->block[0])
 		fprintf(f, "%-14s %-6s rescanned (no block device)\n", hctl, "-");
 	else if (resize_changed(r))
-		fprintf(f, "%-14s %-6s resized: %" PRId64 " -> %" PRId64 " sectors (%s -> %s)\n", hctl,
-			r->block, r->before, r->after, before, after);
+		fprintf(f, "%-14s %-6s resized: %" PRId64 " -> %" PRId64 " sectors (%s -> %s)\n",
+			hctl, r->block, r->before, r->after, before, after);
 	else
 		fprintf(f, "%-14s %-6s unchanged: %" PRId64 " sectors (%s)\n", hctl, r->block,
 			r->after, after);

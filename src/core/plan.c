@@ -48,8 +48,7 @@ void plan_free(struct plan *p)
 	p->count = 0;
 }
 
-enum plan_method plan_method(const struct plan *p, const char **ret_reason,
-			     const char **ret_code)
+enum plan_method plan_method(const struct plan *p, const char **ret_reason, const char **ret_code)
 {
 	if (ret_reason)
 		*ret_reason = p->method_reason;
@@ -91,8 +90,8 @@ static void start_sequential(struct plan *p, const char *code, const char *why)
 		/* The host's max_lun, which user space cannot read: a scan
 		 * write past it fails with EINVAL and ends the scan there. */
 		limit = UINT64_MAX;
-		what = in->flags & BLIST_SPARSELUN ? "sparselun: the host's LUN limit" :
-						     "forcelun: the host's LUN limit";
+		what = in->flags & BLIST_SPARSELUN ? "sparselun: the host's LUN limit"
+						   : "forcelun: the host's LUN limit";
 	}
 	if ((in->flags & BLIST_MAX5LUN) && limit > 5) {
 		limit = 5;
@@ -165,7 +164,8 @@ static void decide(struct plan *p, struct plan_action *a)
 	const struct plan_input *in = &p->in;
 
 	if (!in->attach) {
-		done(p, a, "attach-false", "attach = false in the quirk database: no LUN is attached");
+		done(p, a, "attach-false",
+		     "attach = false in the quirk database: no LUN is attached");
 		return;
 	}
 	if (in->has_only_lun) {
@@ -175,9 +175,10 @@ static void decide(struct plan *p, struct plan_action *a)
 	if (in->flags & BLIST_NOLUN) {
 		method(p, PLAN_METHOD_NONE, "nolun", "nolun: LUN 0 only");
 		done(p, a, "nolun",
-		     in->scsi_level < SCSI_LEVEL_3 ? "nolun: LUN 0 only (the kernel would still probe "
-						     "LUNs 1-7 of this SCSI-2 target)" :
-						     "nolun: LUN 0 only");
+		     in->scsi_level < SCSI_LEVEL_3
+			     ? "nolun: LUN 0 only (the kernel would still probe "
+			       "LUNs 1-7 of this SCSI-2 target)"
+			     : "nolun: LUN 0 only");
 		return;
 	}
 	if (in->max_lun == 0) {
@@ -195,8 +196,9 @@ static void decide(struct plan *p, struct plan_action *a)
 		return;
 	}
 	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_REPORTLUN2)) {
-		start_sequential(p, "scsi-2",
-				 "a SCSI-2 target is scanned sequentially unless it has reportlun2");
+		start_sequential(
+			p, "scsi-2",
+			"a SCSI-2 target is scanned sequentially unless it has reportlun2");
 		return;
 	}
 	if (!plan_driver_takes_report_luns(in->driver)) {
@@ -310,8 +312,7 @@ static void next_listed(struct plan *p, struct plan_action *a)
 	done(p, a, "list-done", "every LUN REPORT LUNS listed was tried");
 }
 
-static void next_sequential(struct plan *p, const struct plan_outcome *last,
-			    struct plan_action *a)
+static void next_sequential(struct plan *p, const struct plan_outcome *last, struct plan_action *a)
 {
 	bool sparse = (p->in.flags & BLIST_SPARSELUN) || p->in.investigate;
 
@@ -343,9 +344,9 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last,
 	a->lun = p->seq_next++;
 	a->code = "sequential";
 	say(a->reason, "sequential scan%s",
-	    !sparse		 ? "" :
-	    p->in.investigate ? " (investigation: past gaps)" :
-				 " (sparselun: gaps allowed)");
+	    !sparse		? ""
+	    : p->in.investigate ? " (investigation: past gaps)"
+				: " (sparselun: gaps allowed)");
 }
 
 /*
@@ -358,8 +359,9 @@ static bool ghost_stop(struct plan *p, const struct plan_outcome *last, struct p
 	if (last->kind != PLAN_OUT_PRESENT || !last->ghost || p->in.attach_ghosts)
 		return false;
 	done(p, a, "ghosts", "");
-	say(a->reason, "LUN %llu is LUN %llu answering again (ghost LUNs): the scan stops, "
-		       "and only the LUN the target was reached through stays attached",
+	say(a->reason,
+	    "LUN %llu is LUN %llu answering again (ghost LUNs): the scan stops, "
+	    "and only the LUN the target was reached through stays attached",
 	    (unsigned long long)p->last_probe, (unsigned long long)last->ghost_of);
 	a->ghosts = true;
 	return true;
@@ -373,8 +375,7 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 	if (!last)
 		last = &none;
 	memset(next, 0, sizeof(*next));
-	if ((p->state == ST_REPORT_LIST || p->state == ST_SEQUENTIAL ||
-	     p->state == ST_UNLISTED) &&
+	if ((p->state == ST_REPORT_LIST || p->state == ST_SEQUENTIAL || p->state == ST_UNLISTED) &&
 	    ghost_stop(p, last, next))
 		return 0;
 	switch (p->state) {
@@ -438,7 +439,8 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 	if (in->temporary) {
 		ret->detach = true;
 		ret->code = "reach-only";
-		say(ret->reason, "the REPORT LUNS well-known LUN, attached only to reach the target");
+		say(ret->reason,
+		    "the REPORT LUNS well-known LUN, attached only to reach the target");
 		return;
 	}
 	if (in->probe_lun != 0 || !in->lun0_new)
@@ -455,8 +457,9 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 	} else if (in->has_only_lun && in->only_lun != 0) {
 		ret->code = "reach-only";
 		say(ret->reason, "LUN 0, attached only to reach the target for the selected LUN");
-		say(ret->reach, "through LUN 0, attached for this scan and detached after it (only "
-				"LUN %llu was selected)",
+		say(ret->reach,
+		    "through LUN 0, attached for this scan and detached after it (only "
+		    "LUN %llu was selected)",
 		    (unsigned long long)in->only_lun);
 	} else {
 		ret->detach = false;

@@ -299,18 +299,21 @@ static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_c
 	r = read_file(path, &buf, &len);
 	if (r == -EPERM) {
 		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
-				   "file refused: owned by another user, or writable by others") < 0)
+				   "file refused: owned by another user, or writable by others") <
+		    0)
 			return -ENOMEM;
 		return r;
 	}
 	if (r == -ENOTSUP) {
 		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
-				   "file refused: not a regular file (a FIFO, socket or device)") < 0)
+				   "file refused: not a regular file (a FIFO, socket or device)") <
+		    0)
 			return -ENOMEM;
 		return r;
 	}
 	if (r < 0) {
-		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r)) < 0)
+		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r)) <
+		    0)
 			return -ENOMEM;
 		return r;
 	}
@@ -573,10 +576,11 @@ static int warn_shadowed(struct quirk_db *db, const struct vendor_bucket *b,
 		}
 		free(prefix);
 		if (by)
-			r = quirk_diag_add(diags, QUIRK_WARNING, a->file, a->line,
-					   "device '%s' is shadowed by '%s' at %s:%u, which matches "
-					   "the same devices and replaces all it sets",
-					   a->title, by->title, by->file, by->line);
+			r = quirk_diag_add(
+				diags, QUIRK_WARNING, a->file, a->line,
+				"device '%s' is shadowed by '%s' at %s:%u, which matches "
+				"the same devices and replaces all it sets",
+				a->title, by->title, by->file, by->line);
 	}
 	free(idx);
 	return r;
@@ -670,7 +674,8 @@ int quirk_db_finalize(struct quirk_db *db, struct quirk_diags *diags)
 		i = j;
 	}
 	for (size_t k = 0; k < db->count; k++)
-		if (db->entries[k].attach == 0 && (db->entries[k].type >= 0 || db->entries[k].revision))
+		if (db->entries[k].attach == 0 &&
+		    (db->entries[k].type >= 0 || db->entries[k].revision))
 			db->refuses_by_type = true;
 	db->finalized = true;
 	for (size_t i = 0; i < db->nbuckets && r == 0; i++)
@@ -699,8 +704,8 @@ bool quirk_entry_matches(const struct quirk_entry *e, const struct quirk_device 
 	} else if (strncmp(dev->model ? dev->model : "", e->model, strlen(e->model)) != 0) {
 		return false;
 	}
-	if (e->revision && (!dev->revision ||
-			    !field_matches(e->revision, e->revision_glob, dev->revision)))
+	if (e->revision &&
+	    (!dev->revision || !field_matches(e->revision, e->revision_glob, dev->revision)))
 		return false;
 	return e->type < 0 || e->type == dev->type;
 }

@@ -99,10 +99,11 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 			continue;
 		if (!e->vendor[0] || strpbrk(e->vendor, ":,\"") || strpbrk(e->model, ":,\"")) {
 			bad++;
-			r = quirk_diag_add(diags, QUIRK_ERROR, e->file, e->line,
-					   "device '%s' cannot be written as dev_flags (blank vendor, "
-					   "or ':', ',' or '\"' in vendor or model)",
-					   e->title);
+			r = quirk_diag_add(
+				diags, QUIRK_ERROR, e->file, e->line,
+				"device '%s' cannot be written as dev_flags (blank vendor, "
+				"or ':', ',' or '\"' in vendor or model)",
+				e->title);
 			continue;
 		}
 		r = append(&buf, &len, e->vendor, e->model, (unsigned long long)want);

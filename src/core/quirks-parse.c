@@ -41,18 +41,28 @@ enum key {
 };
 
 static const char *const key_names[KEY_COUNT] = {
-	[KEY_VENDOR] = "vendor",	 [KEY_MODEL] = "model",
-	[KEY_REVISION] = "revision",	 [KEY_TYPE] = "type",
-	[KEY_FLAGS] = "flags",		 [KEY_ADD_FLAGS] = "add_flags",
-	[KEY_DROP_FLAGS] = "drop_flags", [KEY_MAX_LUN] = "max_lun",
-	[KEY_ATTACH] = "attach",	 [KEY_BUILTIN] = "builtin",
-	[KEY_REASON] = "reason",	 [KEY_DRIVER] = "driver",
+	[KEY_VENDOR] = "vendor",
+	[KEY_MODEL] = "model",
+	[KEY_REVISION] = "revision",
+	[KEY_TYPE] = "type",
+	[KEY_FLAGS] = "flags",
+	[KEY_ADD_FLAGS] = "add_flags",
+	[KEY_DROP_FLAGS] = "drop_flags",
+	[KEY_MAX_LUN] = "max_lun",
+	[KEY_ATTACH] = "attach",
+	[KEY_BUILTIN] = "builtin",
+	[KEY_REASON] = "reason",
+	[KEY_DRIVER] = "driver",
 	[KEY_HOST_PORT_NAME] = "host_port_name",
-	[KEY_PORT_NAME] = "port_name",	 [KEY_SAS_ADDRESS] = "sas_address",
+	[KEY_PORT_NAME] = "port_name",
+	[KEY_SAS_ADDRESS] = "sas_address",
 	[KEY_ISCSI_TARGET] = "iscsi_target",
-	[KEY_ISCSI_TPGT] = "iscsi_tpgt", [KEY_CHANNEL] = "channel",
-	[KEY_ID] = "id",		 [KEY_WWID] = "wwid",
-	[KEY_SERIAL] = "serial",	 [KEY_LUNS] = "luns",
+	[KEY_ISCSI_TPGT] = "iscsi_tpgt",
+	[KEY_CHANNEL] = "channel",
+	[KEY_ID] = "id",
+	[KEY_WWID] = "wwid",
+	[KEY_SERIAL] = "serial",
+	[KEY_LUNS] = "luns",
 	[KEY_EXCLUDE_LUNS] = "exclude_luns",
 };
 
@@ -239,7 +249,8 @@ static unsigned int find_bad_byte(const unsigned char *s, size_t len, bool *is_n
 			cp = cp << 6 | (s[i + k] & 0x3f);
 		}
 		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
-		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
 			goto bad;
 		i += need + 1;
 	}
@@ -340,7 +351,8 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			while (i < len && s[i] != '\n')
 				i++;
 		} else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			for (i += 2; i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'); i++)
+			for (i += 2; i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/');
+			     i++)
 				if (s[i] == '\n')
 					line++;
 			i += 2;
@@ -364,15 +376,16 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			if (i >= len) {
 				/* The quote that went missing is usually the one
 				 * whose string ran over the end of its line. */
-				ps->open_quote_line = ps->multi_line_quote ? ps->multi_line_quote :
-									      start;
+				ps->open_quote_line =
+					ps->multi_line_quote ? ps->multi_line_quote : start;
 				free(title);
 				return 0;
 			}
 			i++;
 		} else if (c == '{') {
 			if (depth == 0 && section_line) {
-				if (prescan_add_section(ps, section_kind, section_line, title) < 0) {
+				if (prescan_add_section(ps, section_kind, section_line, title) <
+				    0) {
 					free(title);
 					return -ENOMEM;
 				}
@@ -500,10 +513,10 @@ static void cfg_error_cb(cfg_t *cfg, const char *fmt, va_list ap)
 		ctx->nomem = 1;
 		return;
 	}
-	if (quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name,
-			   better_line(ctx->ps, msg,
-				       cfg ? (unsigned int)cfg->line + ctx->line_offset : 0),
-			   "%s", msg) < 0)
+	if (quirk_diag_add(
+		    ctx->diags, QUIRK_ERROR, ctx->name,
+		    better_line(ctx->ps, msg, cfg ? (unsigned int)cfg->line + ctx->line_offset : 0),
+		    "%s", msg) < 0)
 		ctx->nomem = 1;
 	free(msg);
 }
@@ -528,7 +541,8 @@ static int parse_flag_list(cfg_t *sec, const char *key, unsigned int line, struc
 			size_t k;
 
 			for (k = 0; base[k] && k + 1 < sizeof(lower); k++)
-				lower[k] = (base[k] >= 'A' && base[k] <= 'Z') ? base[k] + 32 : base[k];
+				lower[k] =
+					(base[k] >= 'A' && base[k] <= 'Z') ? base[k] + 32 : base[k];
 			lower[k] = '\0';
 			if (blist_flag_by_name(lower))
 				hint = lower;
@@ -612,8 +626,8 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 		r = check_length(ctx, "model", e->model, e->model_glob, QUIRK_MODEL_LEN,
 				 KLINE(KEY_MODEL));
 	if (r == 0)
-		r = check_length(ctx, "revision", e->revision, e->revision_glob,
-				 QUIRK_REVISION_LEN, KLINE(KEY_REVISION));
+		r = check_length(ctx, "revision", e->revision, e->revision_glob, QUIRK_REVISION_LEN,
+				 KLINE(KEY_REVISION));
 	if (r < 0)
 		return r;
 
@@ -636,8 +650,8 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 		r = parse_flag_list(sec, "add_flags", KLINE(KEY_ADD_FLAGS), ctx, &e->add_flags,
 				    errors);
 	if (r == 0)
-		r = parse_flag_list(sec, "drop_flags", KLINE(KEY_DROP_FLAGS), ctx,
-				    &e->drop_flags, errors);
+		r = parse_flag_list(sec, "drop_flags", KLINE(KEY_DROP_FLAGS), ctx, &e->drop_flags,
+				    errors);
 	if (r < 0)
 		return r;
 	if (e->sets_flags && (e->add_flags || e->drop_flags)) {

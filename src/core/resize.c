@@ -8,8 +8,7 @@
 
 #include "resize.h"
 
-static int64_t block_size(const struct sysfs_ctx *sys, const struct scsi_addr *a,
-			  const char *block)
+static int64_t block_size(const struct sysfs_ctx *sys, const struct scsi_addr *a, const char *block)
 {
 	char buf[32], name[32], *end;
 	long long v;

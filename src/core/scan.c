@@ -88,8 +88,9 @@ static int scan_bound(struct host_scan *hs)
 	uint64_t now = now_ms();
 
 	if (hs->ctx->cancel && atomic_load(hs->ctx->cancel)) {
-		snprintf(hs->stop_reason, sizeof(hs->stop_reason), "cancelled (the program is "
-								   "stopping)");
+		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
+			 "cancelled (the program is "
+			 "stopping)");
 		return -ECANCELED;
 	}
 	if (o->time_limit && now >= o->deadline_ms) {
@@ -99,7 +100,8 @@ static int scan_bound(struct host_scan *hs)
 	}
 	if (o->host_timeout && now - hs->start_ms >= (uint64_t)o->host_timeout * 1000) {
 		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
-			 "stopped: the host's scan reached its time bound of %u s", o->host_timeout);
+			 "stopped: the host's scan reached its time bound of %u s",
+			 o->host_timeout);
 		return -ECANCELED;
 	}
 	if (hs->writes >= SCAN_HOST_WRITES_MAX) {
@@ -170,11 +172,16 @@ static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned 
 const char *lun_outcome_name(enum lun_outcome o)
 {
 	static const char *const names[] = {
-		[LUN_ATTACHED] = "attached",	   [LUN_PRESENT] = "present",
-		[LUN_ABSENT] = "absent",	   [LUN_SKIPPED] = "skipped",
-		[LUN_LIMIT] = "beyond-limit",	   [LUN_FAILED] = "failed",
-		[LUN_WOULD_PROBE] = "would-probe", [LUN_REMOVED] = "removed",
-		[LUN_WOULD_REMOVE] = "would-remove", [LUN_IN_USE] = "in-use",
+		[LUN_ATTACHED] = "attached",
+		[LUN_PRESENT] = "present",
+		[LUN_ABSENT] = "absent",
+		[LUN_SKIPPED] = "skipped",
+		[LUN_LIMIT] = "beyond-limit",
+		[LUN_FAILED] = "failed",
+		[LUN_WOULD_PROBE] = "would-probe",
+		[LUN_REMOVED] = "removed",
+		[LUN_WOULD_REMOVE] = "would-remove",
+		[LUN_IN_USE] = "in-use",
 		[LUN_DETACHED] = "detached",
 	};
 
@@ -247,8 +254,7 @@ static struct scsi_addr addr_of(const struct target_report *t, uint64_t lun)
 }
 
 /* The INQUIRY data the kernel keeps in sysfs for an attached LUN. */
-static int sysfs_inquiry(const struct scan_ctx *ctx, const struct scsi_addr *a,
-			 struct inquiry *ret)
+static int sysfs_inquiry(const struct scan_ctx *ctx, const struct scsi_addr *a, struct inquiry *ret)
 {
 	uint8_t buf[INQUIRY_MAX_LEN];
 	char name[32];
@@ -266,7 +272,9 @@ static int match_inquiry(const struct quirk_db *db, const struct inquiry *inq,
 			 struct quirk_match *ret)
 {
 	struct quirk_device dev = {
-		.vendor = inq->vendor, .model = inq->model, .revision = inq->revision,
+		.vendor = inq->vendor,
+		.model = inq->model,
+		.revision = inq->revision,
 		.type = inq->pdt,
 	};
 
@@ -324,8 +332,8 @@ static bool lun0_serial(const struct scan_ctx *ctx, const struct scsi_addr *a, c
  * The lunmask entries that apply to target @c:@id. @identity: LUN 0 is
  * attached, so entries that match its wwid or serial can be looked at.
  */
-static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int id,
-		       bool identity, struct lunmask_set *ret, char *summary, size_t len)
+static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int id, bool identity,
+		       struct lunmask_set *ret, char *summary, size_t len)
 {
 	struct lunmask_target mt = {
 		.host = hs->host,
@@ -383,9 +391,9 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 
 		if (sysfs_inquiry(ctx, &a, &t->inq) < 0) {
 			target_fail(t, "INQUIRY failed: %s",
-				    fd < 0 ? "no sg or bsg node" :
-				    r > 0  ? err.text :
-					     strerror(r < 0 ? -r : EIO));
+				    fd < 0  ? "no sg or bsg node"
+				    : r > 0 ? err.text
+					    : strerror(r < 0 ? -r : EIO));
 			return -EIO;
 		}
 		t->inquiry_source = "sysfs inquiry attribute (INQUIRY failed)";
@@ -448,8 +456,8 @@ static void refusal_reason(char *why, size_t len, const struct inquiry *inq,
  * LUN the target was reached through does not share. Return: 1 refused
  * (@why says by what), 0 not, or a negative errno.
  */
-static int refused_by_own_inquiry(struct host_scan *hs, const struct target_report *t,
-				  uint64_t lun, char *why, size_t len)
+static int refused_by_own_inquiry(struct host_scan *hs, const struct target_report *t, uint64_t lun,
+				  char *why, size_t len)
 {
 	struct scsi_addr a = addr_of(t, lun);
 	struct quirk_match m = { 0 };
@@ -499,7 +507,8 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 	}
 	if (attached_before(hs, &a) || (lun == t->probe_lun && sysfs_device_exists(ctx->sys, &a))) {
 		o->kind = PLAN_OUT_PRESENT;
-		return add_lun(t, lun, LUN_PRESENT, "already-attached", "already attached; left alone");
+		return add_lun(t, lun, LUN_PRESENT, "already-attached",
+			       "already attached; left alone");
 	}
 	if (ctx->opt.dry_run) {
 		/* Unknown until probed: a sequential plan goes on as if it were
@@ -635,8 +644,8 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
 			r = add_lun(t, a->lun, LUN_FAILED, "delete-failed", "delete failed: %s",
 				    strerror(-use));
 		else
-			r = add_lun(t, a->lun, LUN_REMOVED, "no-longer-reported", "no longer reported%s",
-				    ctx->opt.force ? " (--force)" : "");
+			r = add_lun(t, a->lun, LUN_REMOVED, "no-longer-reported",
+				    "no longer reported%s", ctx->opt.force ? " (--force)" : "");
 	}
 	free(addrs);
 	return r;
@@ -690,8 +699,7 @@ static int undo_kernel_luns(struct host_scan *hs, struct target_report *t)
  * --remove (and is not in use), so that a policy change takes effect only
  * when asked, and a dry run shows what it would do.
  */
-static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lun,
-		      const char *why)
+static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lun, const char *why)
 {
 	const struct scan_ctx *ctx = hs->ctx;
 	struct scsi_addr a = addr_of(t, lun);
@@ -705,8 +713,8 @@ static int masked_lun(struct host_scan *hs, struct target_report *t, uint64_t lu
 			       "attached, but %s: left alone (--remove detaches it)", why);
 	r = ctx->opt.force ? 0 : device_in_use(ctx->sys, &a, held, sizeof(held));
 	if (r != 0)
-		return add_lun(t, lun, LUN_IN_USE, "masked", "%s, but %s: kept (--force deletes it)",
-			       why, held);
+		return add_lun(t, lun, LUN_IN_USE, "masked",
+			       "%s, but %s: kept (--force deletes it)", why, held);
 	if (ctx->opt.dry_run)
 		return add_lun(t, lun, LUN_WOULD_REMOVE, "masked", "%s", why);
 	r = sysfs_delete(ctx->sys, &a);
@@ -780,8 +788,9 @@ static int read_identity(const struct scan_ctx *ctx, const struct scsi_addr *a,
 	if (n <= 0)
 		return n < 0 ? n : -ENODATA;
 	identity_set_inquiry(id, buf, (size_t)n);
-	if (against && !(against->has_ref && id->inquiry_len == against->ref.inquiry_len &&
-			 !memcmp(id->inquiry, against->ref.inquiry, id->inquiry_len)) &&
+	if (against &&
+	    !(against->has_ref && id->inquiry_len == against->ref.inquiry_len &&
+	      !memcmp(id->inquiry, against->ref.inquiry, id->inquiry_len)) &&
 	    !(against->has_prev && id->inquiry_len == against->prev.inquiry_len &&
 	      !memcmp(id->inquiry, against->prev.inquiry, id->inquiry_len)))
 		return 0;
@@ -815,8 +824,8 @@ static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
  * investigation, any earlier one's). An identity that cannot be read
  * tells nothing.
  */
-static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t,
-		       struct ghost_watch *w, uint64_t lun, struct plan_outcome *o)
+static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t, struct ghost_watch *w,
+		       uint64_t lun, struct plan_outcome *o)
 {
 	struct scsi_addr a = addr_of(t, lun);
 	struct ghost_evidence ev;
@@ -910,7 +919,8 @@ static int undo_investigation(struct host_scan *hs, struct target_report *t)
 		l->outcome = LUN_DETACHED;
 		used = strlen(l->reason);
 		snprintf(l->reason + used, sizeof(l->reason) - used,
-			 "%s; attached for the investigation, detached again", used ? "" : "answered");
+			 "%s; attached for the investigation, detached again",
+			 used ? "" : "answered");
 	}
 	return 0;
 }
@@ -1009,8 +1019,10 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	in.probe_lun = t->probe_lun;
 	in.attach_ghosts = ctx->opt.attach_ghosts || ctx->opt.investigate;
 	in.investigate = ctx->opt.investigate;
-	in.lun0_present = t->probe_lun == 0 || sysfs_device_exists(ctx->sys, &(struct scsi_addr){
-		t->addr.host, t->addr.channel, t->addr.id, 0 });
+	in.lun0_present =
+		t->probe_lun == 0 ||
+		sysfs_device_exists(ctx->sys, &(struct scsi_addr){ t->addr.host, t->addr.channel,
+								   t->addr.id, 0 });
 
 	if (!t->match.attach)
 		refusal_reason(refusal, sizeof(refusal), &t->inq, &t->match);
@@ -1038,16 +1050,15 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	else if (in.lun0_present && t->probe_lun == 0 && !fate.detach)
 		r = add_lun(t, 0, lun0_new ? LUN_ATTACHED : LUN_PRESENT,
 			    lun0_new ? "lun0" : "already-attached", "%s",
-			    lun0_new ? "LUN 0: the target answered" :
-				       "already attached; left alone");
+			    lun0_new ? "LUN 0: the target answered"
+				     : "already attached; left alone");
 	if (r < 0)
 		goto out;
 	if (fate.reach[0])
 		snprintf(t->reach_reason, sizeof(t->reach_reason), "%s", fate.reach);
 
 	gw.all = ctx->opt.investigate;
-	if (!temporary && !ctx->opt.dry_run &&
-	    read_identity(ctx, &pa, NULL, &gw.ref) == 0) {
+	if (!temporary && !ctx->opt.dry_run && read_identity(ctx, &pa, NULL, &gw.ref) == 0) {
 		gw.ref_lun = t->probe_lun;
 		gw.has_ref = true;
 		r = remember(&gw, &gw.ref, gw.ref_lun);
@@ -1100,13 +1111,13 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
 		r = remove_unlisted(hs, t);
 	{
-	/* Even a stopped scan takes back what the kernel attached against
-	 * the database. */
-	int r2 = undo_kernel_luns(hs, t);
+		/* Even a stopped scan takes back what the kernel attached against
+		 * the database. */
+		int r2 = undo_kernel_luns(hs, t);
 
-	if (r == 0)
-		r = r2;
-}
+		if (r == 0)
+			r = r2;
+	}
 	if (ctx->opt.investigate && !ctx->opt.dry_run && r == 0)
 		r = undo_investigation(hs, t);
 	if (fate.detach) {
@@ -1208,7 +1219,8 @@ static void reach_write(struct host_scan *hs, unsigned int c, unsigned int t,
 			o->lun = (*kluns)[0];
 		}
 	} else {
-		o->kind = sysfs_device_exists(hs->ctx->sys, &a) ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
+		o->kind = sysfs_device_exists(hs->ctx->sys, &a) ? REACH_OUT_ATTACHED
+								: REACH_OUT_EMPTY;
 	}
 }
 
@@ -1223,7 +1235,8 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	const struct scan_ctx *ctx = hs->ctx;
 	unsigned int c = da->channel, t = da->id;
 	struct scsi_addr a = { hs->host, c, t, 0 };
-	struct reach_input in = { .dry_run = ctx->opt.dry_run, .listed = da->listed,
+	struct reach_input in = { .dry_run = ctx->opt.dry_run,
+				  .listed = da->listed,
 				  .wlun_impossible = hs->wlun_impossible };
 	struct reach_outcome o = { .kind = REACH_OUT_NONE, .max_lun_ok = -1 };
 	struct lunmask_verdict v0, vw, vs;
@@ -1294,9 +1307,10 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 		if (strcmp(ra.code, "selected-refused") == 0) {
 			lunmask_describe(&vs, sel->lun, why, sizeof(why));
 			snprintf(tr->end_reason, sizeof(tr->end_reason),
-				 "only LUN %" PRIu64 " selected, and the policy refuses it", sel->lun);
-			return add_lun(tr, sel->lun, LUN_SKIPPED, "masked", "%s", why) < 0 ? -ENOMEM :
-											       1;
+				 "only LUN %" PRIu64 " selected, and the policy refuses it",
+				 sel->lun);
+			return add_lun(tr, sel->lun, LUN_SKIPPED, "masked", "%s", why) < 0 ? -ENOMEM
+											   : 1;
 		}
 		if (strcmp(ra.code, "stopped") == 0)
 			target_fail(tr, "%s", hs->stop_reason);
@@ -1351,7 +1365,8 @@ static int dry_run_host(struct host_scan *hs, const struct selector *sel,
 		if (i > 0 && before[i].channel == before[i - 1].channel &&
 		    before[i].id == before[i - 1].id)
 			continue;
-		if ((sel->channel != SCAN_WILDCARD && before[i].channel != (unsigned)sel->channel) ||
+		if ((sel->channel != SCAN_WILDCARD &&
+		     before[i].channel != (unsigned)sel->channel) ||
 		    (sel->id != SCAN_WILDCARD && before[i].id != (unsigned)sel->id))
 			continue;
 		snprintf(da.reason, sizeof(da.reason), "a LUN of it is attached (dry run)");
@@ -1393,8 +1408,9 @@ static int dry_run_host(struct host_scan *hs, const struct selector *sel,
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
-	struct host_scan hs = { .ctx = ctx, .rep = rep, .host = host, .scan_fd = -1,
-				.max_lun_ok = -1 };
+	struct host_scan hs = {
+		.ctx = ctx, .rep = rep, .host = host, .scan_fd = -1, .max_lun_ok = -1
+	};
 	enum discover_outcome out = DISCOVER_OUT_NONE;
 	struct discover_target *listed = NULL;
 	struct scsi_addr *before = NULL;
@@ -1433,10 +1449,10 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 		goto out;
 	}
 	discover_init(&d, &(struct discover_input){ .transport = rep->transport,
-						     .targets = listed,
-						     .ntargets = nlisted,
-						     .channel = sel->channel,
-						     .id = sel->id });
+						    .targets = listed,
+						    .ntargets = nlisted,
+						    .channel = sel->channel,
+						    .id = sel->id });
 	for (;;) {
 		discover_step(&d, out, &da);
 		out = DISCOVER_OUT_NONE;
@@ -1552,10 +1568,11 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 			r = take_host_lock(ctx, hosts[i], &lock);
 			if (r < 0) {
 				h->failed = true;
-				snprintf(h->error, sizeof(h->error), "%s",
-					 r == -EWOULDBLOCK ?
-						 "another scan of this host is running (lock held)" :
-						 "cannot take the host lock");
+				snprintf(
+					h->error, sizeof(h->error), "%s",
+					r == -EWOULDBLOCK
+						? "another scan of this host is running (lock held)"
+						: "cannot take the host lock");
 				if (r != -EWOULDBLOCK)
 					snprintf(h->error + strlen(h->error),
 						 sizeof(h->error) - strlen(h->error), ": %s",

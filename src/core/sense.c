@@ -52,7 +52,7 @@ char *sense_describe(const struct sense *s, char *buf, size_t len)
 
 	sg_get_sense_key_str(s->key, sizeof(key), key);
 	sg_get_asc_ascq_str(s->asc, s->ascq, sizeof(asc), asc);
-	snprintf(buf, len, "%s%s: %s (%02x/%02x)", s->deferred ? "deferred " : "", key, asc,
-		 s->asc, s->ascq);
+	snprintf(buf, len, "%s%s: %s (%02x/%02x)", s->deferred ? "deferred " : "", key, asc, s->asc,
+		 s->ascq);
 	return buf;
 }

@@ -114,8 +114,7 @@ static int run_once(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, si
 			snprintf(err->text, sizeof(err->text), "CHECK CONDITION, no sense");
 		}
 		/* RECOVERED ERROR still moved the data. */
-		if (err->category == SG_LIB_CAT_RECOVERED ||
-		    err->category == SG_LIB_CAT_NO_SENSE) {
+		if (err->category == SG_LIB_CAT_RECOVERED || err->category == SG_LIB_CAT_NO_SENSE) {
 			*ret_got = moved(len, get_scsi_pt_resid(pt));
 			r = 0;
 			break;

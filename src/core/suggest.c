@@ -59,17 +59,17 @@ static void set_text(const struct lun_set *s, char *buf, size_t len)
 
 		while (e + 1 < s->n && s->v[e + 1] == s->v[e] + 1)
 			e++;
-		k = e == i
-			? snprintf(buf + used, len - used, "%s%" PRIu64, used ? "," : "", s->v[i])
-			: snprintf(buf + used, len - used, "%s%" PRIu64 "-%" PRIu64,
-				   used ? "," : "", s->v[i], s->v[e]);
+		k = e == i ? snprintf(buf + used, len - used, "%s%" PRIu64, used ? "," : "",
+				      s->v[i])
+			   : snprintf(buf + used, len - used, "%s%" PRIu64 "-%" PRIu64,
+				      used ? "," : "", s->v[i], s->v[e]);
 		used += k > 0 ? (size_t)k : 0;
 		i = e;
 	}
 }
 
 static void add(struct quirk_suggestion *s, const char *rule, bool proposes, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 static void add(struct quirk_suggestion *s, const char *rule, bool proposes, const char *fmt, ...)
 {
@@ -103,7 +103,7 @@ static void want(struct quirk_suggestion *s, const struct target_report *t, uint
 static void judge_ghosts(const struct target_report *t, const struct lun_set *answered,
 			 struct quirk_suggestion *s)
 {
-	struct lun_set ghosts = {0}, distinct = {0};
+	struct lun_set ghosts = { 0 }, distinct = { 0 };
 	const struct ghost_report *first = NULL;
 	char g[128], d[128];
 
@@ -167,7 +167,7 @@ static void judge_no_identity(const struct target_report *t, const struct lun_se
 static void judge_report_luns(const struct target_report *t, const struct lun_set *answered,
 			      struct quirk_suggestion *s)
 {
-	struct lun_set unlisted = {0};
+	struct lun_set unlisted = { 0 };
 	char u[128];
 
 	if (t->report_luns_failed) {
@@ -204,7 +204,7 @@ static void judge_report_luns(const struct target_report *t, const struct lun_se
 static void judge_sequential(const struct target_report *t, const struct lun_set *answered,
 			     const struct lun_set *absent, struct quirk_suggestion *s)
 {
-	struct lun_set high = {0}, high_ghosts = {0};
+	struct lun_set high = { 0 }, high_ghosts = { 0 };
 	uint64_t top = answered->n ? answered->v[answered->n - 1] : 0;
 	char h[128];
 	bool gap = false;
@@ -235,9 +235,9 @@ static void judge_sequential(const struct target_report *t, const struct lun_set
 		add(s, "scsi2-beyond-7", true,
 		    "LUNs %s answer on a SCSI-2 target (the kernel stops at LUN 7)%s", h,
 		    t->unknown_identity
-			? "; their identity could not be compared with LUNs 0-7 (no "
-			  "VPD pages): make sure they are not those LUNs again"
-			: "");
+			    ? "; their identity could not be compared with LUNs 0-7 (no "
+			      "VPD pages): make sure they are not those LUNs again"
+			    : "");
 	} else if (high_ghosts.n) {
 		set_text(&high_ghosts, h, sizeof(h));
 		add(s, "scsi2-limit-right", false,
@@ -253,7 +253,7 @@ out:
 
 int quirk_suggest(const struct target_report *t, struct quirk_suggestion *ret)
 {
-	struct lun_set answered = {0}, absent = {0};
+	struct lun_set answered = { 0 }, absent = { 0 };
 	int r = 0;
 
 	memset(ret, 0, sizeof(*ret));
@@ -343,7 +343,7 @@ static void put_quoted(struct text *x, const char *s)
 int quirk_suggestion_text(const struct quirk_suggestion *s, const char *target, const char *date,
 			  char **ret)
 {
-	struct text x = {0};
+	struct text x = { 0 };
 	char title[64], reason[SUGGEST_TEXT_LEN + 128], flags[256];
 	size_t k = 0;
 

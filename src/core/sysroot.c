@@ -45,7 +45,7 @@ void sysfs_free(struct sysfs_ctx *ctx)
 }
 
 static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
+	__attribute__((format(printf, 4, 0)));
 
 static int vpath(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, va_list ap)
 {

@@ -252,7 +252,7 @@ int topology_read(const struct sysfs_ctx *sys, unsigned int host,
 		  enum discover_transport *ret_transport, struct discover_target **ret_targets,
 		  size_t *ret_count)
 {
-	struct target_list l = {0};
+	struct target_list l = { 0 };
 	int r = 0;
 
 	*ret_transport = DISCOVER_PROBE;

@@ -290,7 +290,8 @@ static void load(void)
 			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u:%" SCNu64, &h, &c, &t, &l) != 4)
 				die("inquiry: bad address");
 			for (size_t i = 0; i < nlus; i++)
-				if (lus[i].h == h && lus[i].c == c && lus[i].t == t && lus[i].l == l)
+				if (lus[i].h == h && lus[i].c == c && lus[i].t == t &&
+				    lus[i].l == l)
 					lus[i].inquiry_fails = true;
 		} else {
 			die("unknown script line %s", tok);
@@ -583,15 +584,15 @@ static ssize_t fake_rescan(const char *path, size_t n)
 	uint64_t l;
 	DIR *d;
 
-	if (sscanf(path + strlen(root), "/sys/bus/scsi/devices/%u:%u:%u:%" SCNu64, &h, &c, &t, &l) !=
-	    4)
+	if (sscanf(path + strlen(root), "/sys/bus/scsi/devices/%u:%u:%u:%" SCNu64, &h, &c, &t,
+		   &l) != 4)
 		die("rescan of %s", path);
 	note("rescan %u:%u:%u:%" PRIu64, h, c, t, l);
 	u = find_lu(h, c, t, l);
 	if (!u || !u->grows)
 		return (ssize_t)n;
-	snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64 "/block", root, h,
-		 c, t, l);
+	snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64 "/block", root, h, c,
+		 t, l);
 	d = opendir(dir);
 	if (!d)
 		return (ssize_t)n;
@@ -738,8 +739,8 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 		}
 	if (cdb[0] == 0x12 && !(cdb[1] & 1) && replay("inquiry", h, c, t, l, out, 96, &len) > 0) {
 		note("INQUIRY %u:%u:%u:%" PRIu64 " len %u (captured)", h, c, t, l, cdb[4]);
-	} else if (cdb[0] == 0xa0 && (r0 = replay("report_luns", h, c, t, l, out, sizeof(out),
-						   &len)) >= 0) {
+	} else if (cdb[0] == 0xa0 &&
+		   (r0 = replay("report_luns", h, c, t, l, out, sizeof(out), &len)) >= 0) {
 		note("REPORT LUNS %u:%u:%u len %u (captured)", h, c, t,
 		     (unsigned int)(cdb[6] << 24 | cdb[7] << 16 | cdb[8] << 8 | cdb[9]));
 		if (r0 == 0) {

@@ -19,9 +19,9 @@
 
 /* A standard INQUIRY response as scsi_debug sends it (SPC-5, disk). */
 static const uint8_t inq_spc5[] = {
-	0x00, 0x00, 0x07, 0x12, 0x5b, 0x00, 0x00, 0x02, 'L', 'i', 'n', 'u', 'x', ' ', ' ',
-	' ', 's', 'c', 's', 'i', '_', 'd', 'e', 'b', 'u', 'g', ' ', ' ', ' ', ' ', ' ',
-	' ', '0', '1', '9', '1',
+	0x00, 0x00, 0x07, 0x12, 0x5b, 0x00, 0x00, 0x02, 'L', 'i', 'n', 'u',
+	'x',  ' ',  ' ',  ' ',	's',  'c',  's',  'i',	'_', 'd', 'e', 'b',
+	'u',  'g',  ' ',  ' ',	' ',  ' ',  ' ',  ' ',	'0', '1', '9', '1',
 };
 
 START_TEST(inquiry_spc5)
@@ -218,12 +218,12 @@ START_TEST(event_classify)
 	} rows[] = {
 		{ "add", "scsi_host", NULL, "host3", "/devices/pci0/host3/scsi_host/host3", NULL, 0,
 		  SCSI_EVENT_HOST_ADD, 3, -1, -1 },
-		{ "remove", "scsi_host", NULL, "host3", NULL, NULL, 0, SCSI_EVENT_HOST_REMOVE, 3, -1,
-		  -1 },
+		{ "remove", "scsi_host", NULL, "host3", NULL, NULL, 0, SCSI_EVENT_HOST_REMOVE, 3,
+		  -1, -1 },
 		{ "add", "scsi_host", NULL, "host3x", NULL, NULL, -EINVAL, SCSI_EVENT_NONE, 0, -1,
 		  -1 },
-		{ "add", "fc_remote_ports", NULL, "rport-2:1-7", NULL, NULL, 0, SCSI_EVENT_TARGET_ADD,
-		  2, 1, -1 },
+		{ "add", "fc_remote_ports", NULL, "rport-2:1-7", NULL, NULL, 0,
+		  SCSI_EVENT_TARGET_ADD, 2, 1, -1 },
 		{ "add", "sas_end_device", NULL, "end_device-1:0:3", NULL, NULL, 0,
 		  SCSI_EVENT_TARGET_ADD, 1, -1, -1 },
 		{ "add", "iscsi_session", NULL, "session4",
@@ -234,8 +234,8 @@ START_TEST(event_classify)
 		{ "remove", "iscsi_session", NULL, "session4",
 		  "/devices/platform/host5/session4/iscsi_session/session4", NULL, 0,
 		  SCSI_EVENT_NONE, 0, -1, -1 },
-		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, "REPORTED_LUNS_DATA_HAS_CHANGED",
-		  0, SCSI_EVENT_LUNS_CHANGED, 2, 0, 1 },
+		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL,
+		  "REPORTED_LUNS_DATA_HAS_CHANGED", 0, SCSI_EVENT_LUNS_CHANGED, 2, 0, 1 },
 		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, "INQUIRY_DATA_HAS_CHANGED", 0,
 		  SCSI_EVENT_INQUIRY_CHANGED, 2, 0, 1 },
 		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, "CAPACITY_DATA_HAS_CHANGED", 0,
@@ -268,7 +268,9 @@ END_TEST
 
 START_TEST(sense)
 {
-	static const uint8_t fixed_ua[18] = { 0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x3f, 0x0e };
+	static const uint8_t fixed_ua[18] = {
+		0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x3f, 0x0e
+	};
 	static const uint8_t desc[8] = { 0x72, 0x05, 0x24, 0x00 };
 	static const uint8_t short_fixed[8] = { 0xf0, 0, 0x03, 0, 0, 0, 0, 0 };
 	struct sense s;
@@ -622,8 +624,8 @@ static const struct select_case {
 } select_cases[] = {
 	{ "a LUN to probe", 0, -1, true, 5, 0, false, PLAN_PROBE, "selected", "selected-only" },
 	{ "LUN 0 itself", 0, -1, true, 0, 0, false, PLAN_DONE, "selected-only", NULL },
-	{ "the LUN the target came through", 0, -1, true, 4, 4, false, PLAN_DONE,
-	  "selected-only", NULL },
+	{ "the LUN the target came through", 0, -1, true, 4, 4, false, PLAN_DONE, "selected-only",
+	  NULL },
 	{ "nolun", BLIST_NOLUN, -1, true, 3, 0, false, PLAN_SKIP, "nolun", "selected-only" },
 	{ "above max_lun", 0, 2, true, 3, 0, false, PLAN_SKIP, "max-lun", "selected-only" },
 	{ "the policy refuses it", 0, -1, true, 3, 0, true, PLAN_SKIP, "masked", "selected-only" },
@@ -636,8 +638,13 @@ START_TEST(plan_selected_lun)
 	const struct select_case *c = &select_cases[_i];
 	struct plan_input in = base(SCSI_LEVEL_SPC_3);
 	struct lun_range excluded = { 0, 3 };
-	struct lunmask_entry e = { .file = "f", .title = "t", .iscsi_tpgt = -1, .channel = -1,
-				   .id = -1, .exclude = &excluded, .nexclude = 1 };
+	struct lunmask_entry e = { .file = "f",
+				   .title = "t",
+				   .iscsi_tpgt = -1,
+				   .channel = -1,
+				   .id = -1,
+				   .exclude = &excluded,
+				   .nexclude = 1 };
 	const struct lunmask_entry *items[] = { &e };
 	struct lunmask_set mask = { .items = items, .count = 1 };
 	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
@@ -702,31 +709,70 @@ static const struct fate_case {
 	bool detach;
 	const char *code, *reason, *reach;
 } fate_cases[] = {
-	{ "the well-known LUN", { .probe_lun = 49409, .temporary = true, .attach = true,
-				   .lun0_attach = true },
-	  true, "reach-only", "the REPORT LUNS well-known LUN, attached only to reach the target",
+	{ "the well-known LUN",
+	  { .probe_lun = 49409, .temporary = true, .attach = true, .lun0_attach = true },
+	  true,
+	  "reach-only",
+	  "the REPORT LUNS well-known LUN, attached only to reach the target",
 	  "" },
-	{ "the well-known LUN of an attach = false device", { .probe_lun = 49409, .temporary = true },
-	  true, "reach-only", "the REPORT LUNS well-known LUN", "" },
-	{ "LUN 0 attached now", { .lun0_new = true, .attach = true, .lun0_attach = true }, false,
-	  "keep", "", "" },
-	{ "LUN 0 attached before", { .attach = false, .lun0_attach = false }, false, "keep", "",
+	{ "the well-known LUN of an attach = false device",
+	  { .probe_lun = 49409, .temporary = true },
+	  true,
+	  "reach-only",
+	  "the REPORT LUNS well-known LUN",
 	  "" },
-	{ "LUN 0 of attach = false", { .lun0_new = true, .lun0_attach = true }, true,
-	  "attach-false", "attach = false in the quirk database", "" },
-	{ "LUN 0 refused by its type", { .lun0_new = true, .attach = true,
-					  .refusal = "attach = false for this LUN's own INQUIRY" },
-	  true, "refused-by-type", "; the target's other LUNs were reached through it", "" },
-	{ "LUN 0 to reach a selected LUN", { .lun0_new = true, .attach = true, .lun0_attach = true,
-					      .has_only_lun = true, .only_lun = 5 },
-	  true, "reach-only", "LUN 0, attached only to reach the target for the selected LUN",
+	{ "LUN 0 attached now",
+	  { .lun0_new = true, .attach = true, .lun0_attach = true },
+	  false,
+	  "keep",
+	  "",
+	  "" },
+	{ "LUN 0 attached before",
+	  { .attach = false, .lun0_attach = false },
+	  false,
+	  "keep",
+	  "",
+	  "" },
+	{ "LUN 0 of attach = false",
+	  { .lun0_new = true, .lun0_attach = true },
+	  true,
+	  "attach-false",
+	  "attach = false in the quirk database",
+	  "" },
+	{ "LUN 0 refused by its type",
+	  { .lun0_new = true,
+	    .attach = true,
+	    .refusal = "attach = false for this LUN's own INQUIRY" },
+	  true,
+	  "refused-by-type",
+	  "; the target's other LUNs were reached through it",
+	  "" },
+	{ "LUN 0 to reach a selected LUN",
+	  { .lun0_new = true,
+	    .attach = true,
+	    .lun0_attach = true,
+	    .has_only_lun = true,
+	    .only_lun = 5 },
+	  true,
+	  "reach-only",
+	  "LUN 0, attached only to reach the target for the selected LUN",
 	  "only LUN 5 was selected" },
-	{ "LUN 0 selected itself", { .lun0_new = true, .attach = true, .lun0_attach = true,
-				      .has_only_lun = true, .only_lun = 0 },
-	  false, "keep", "", "" },
-	{ "another LUN the target came through", { .probe_lun = 3, .attach = true,
-						    .lun0_attach = true },
-	  false, "keep", "", "" },
+	{ "LUN 0 selected itself",
+	  { .lun0_new = true,
+	    .attach = true,
+	    .lun0_attach = true,
+	    .has_only_lun = true,
+	    .only_lun = 0 },
+	  false,
+	  "keep",
+	  "",
+	  "" },
+	{ "another LUN the target came through",
+	  { .probe_lun = 3, .attach = true, .lun0_attach = true },
+	  false,
+	  "keep",
+	  "",
+	  "" },
 };
 
 START_TEST(plan_reach_fates)
@@ -771,7 +817,8 @@ int main(void)
 	tcase_add_test(tc, plan_reasons);
 	tcase_add_test(tc, plan_ghosts);
 	tcase_add_loop_test(tc, plan_reach_fates, 0, sizeof(fate_cases) / sizeof(fate_cases[0]));
-	tcase_add_loop_test(tc, plan_selected_lun, 0, sizeof(select_cases) / sizeof(select_cases[0]));
+	tcase_add_loop_test(tc, plan_selected_lun, 0,
+			    sizeof(select_cases) / sizeof(select_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -81,72 +81,87 @@ static const struct {
 	bool failed;
 	const char *reason; /* a part of the end reason */
 } probe_cases[] = {
-    {"spi: ids until EINVAL, then channel 1 refused",
-     NONE,
-     NONE,
-     {0, 8, " 0:0 0:3 "},
-     "0:0 0:1 0:2 0:3 0:4 0:5 0:6 0:7 0:8 1:0",
-     10,
-     false,
-     "channel 1 refused"},
-    {"megasas: three channels, the first two empty",
-     NONE,
-     NONE,
-     {2, 3, " 2:1 "},
-     "0:0 0:1 0:2 0:3 1:0 1:1 1:2 1:3 2:0 2:1 2:2 2:3 3:0",
-     13,
-     false,
-     "channel 3 refused"},
-    {"no limits, nothing there: the empty run ends it",
-     NONE,
-     NONE,
-     {NONE, NONE, ""},
-     NULL,
-     DISCOVER_EMPTY_IDS_MAX,
-     false,
-     "checks no limits"},
-    {"a target resets the empty run",
-     NONE,
-     NONE,
-     {NONE, NONE, " 0:500 "},
-     NULL,
-     501 + DISCOVER_EMPTY_IDS_MAX,
-     false,
-     "1 target"},
-    {"ids refused, channels never: the channel bound ends it, as a failure",
-     NONE,
-     NONE,
-     {NONE, 2, ""},
-     NULL,
-     DISCOVER_CHANNELS_MAX * 3,
-     true,
-     "bound of 64 channels"},
-    {"selector past the limits fails", 0, 5, {0, 4, ""}, "0:5", 1, true, "past the host's limits"},
-    {"id selected on every channel",
-     NONE,
-     1,
-     {1, 4, " 1:1 "},
-     "0:1 1:1 2:1",
-     3,
-     false,
-     "channel 2 refused"},
-    {"one channel selected", 1, NONE, {1, 3, " 1:0 "}, "1:0 1:1 1:2 1:3", 4, false, "refused"},
-    {"one target selected", 0, 2, {0, 8, " 0:2 "}, "0:2", 1, false, "only id 2"},
-    {"the host refuses channel 0 itself",
-     NONE,
-     NONE,
-     {0, 0, ""},
-     "0:0",
-     1,
-     false,
-     "refused channel 0"},
+	{ "spi: ids until EINVAL, then channel 1 refused",
+	  NONE,
+	  NONE,
+	  { 0, 8, " 0:0 0:3 " },
+	  "0:0 0:1 0:2 0:3 0:4 0:5 0:6 0:7 0:8 1:0",
+	  10,
+	  false,
+	  "channel 1 refused" },
+	{ "megasas: three channels, the first two empty",
+	  NONE,
+	  NONE,
+	  { 2, 3, " 2:1 " },
+	  "0:0 0:1 0:2 0:3 1:0 1:1 1:2 1:3 2:0 2:1 2:2 2:3 3:0",
+	  13,
+	  false,
+	  "channel 3 refused" },
+	{ "no limits, nothing there: the empty run ends it",
+	  NONE,
+	  NONE,
+	  { NONE, NONE, "" },
+	  NULL,
+	  DISCOVER_EMPTY_IDS_MAX,
+	  false,
+	  "checks no limits" },
+	{ "a target resets the empty run",
+	  NONE,
+	  NONE,
+	  { NONE, NONE, " 0:500 " },
+	  NULL,
+	  501 + DISCOVER_EMPTY_IDS_MAX,
+	  false,
+	  "1 target" },
+	{ "ids refused, channels never: the channel bound ends it, as a failure",
+	  NONE,
+	  NONE,
+	  { NONE, 2, "" },
+	  NULL,
+	  DISCOVER_CHANNELS_MAX * 3,
+	  true,
+	  "bound of 64 channels" },
+	{ "selector past the limits fails",
+	  0,
+	  5,
+	  { 0, 4, "" },
+	  "0:5",
+	  1,
+	  true,
+	  "past the host's limits" },
+	{ "id selected on every channel",
+	  NONE,
+	  1,
+	  { 1, 4, " 1:1 " },
+	  "0:1 1:1 2:1",
+	  3,
+	  false,
+	  "channel 2 refused" },
+	{ "one channel selected",
+	  1,
+	  NONE,
+	  { 1, 3, " 1:0 " },
+	  "1:0 1:1 1:2 1:3",
+	  4,
+	  false,
+	  "refused" },
+	{ "one target selected", 0, 2, { 0, 8, " 0:2 " }, "0:2", 1, false, "only id 2" },
+	{ "the host refuses channel 0 itself",
+	  NONE,
+	  NONE,
+	  { 0, 0, "" },
+	  "0:0",
+	  1,
+	  false,
+	  "refused channel 0" },
 };
 
 START_TEST(discover_probing)
 {
 	const typeof(probe_cases[0]) *c = &probe_cases[_i];
-	struct discover_input in = {
-	    .transport = DISCOVER_PROBE, .channel = c->channel, .id = c->id};
+	struct discover_input in = { .transport = DISCOVER_PROBE,
+				     .channel = c->channel,
+				     .id = c->id };
 	struct result res;
 
 	run(&in, &c->sim, &res);
@@ -164,11 +179,11 @@ END_TEST
 static struct discover_target listed(unsigned int c, unsigned int t, bool has_id, bool is_target,
 				     bool reachable, const char *name, const char *state)
 {
-	struct discover_target x = {.channel = c,
-				    .id = t,
-				    .has_id = has_id,
-				    .is_target = is_target,
-				    .reachable = reachable};
+	struct discover_target x = { .channel = c,
+				     .id = t,
+				     .has_id = has_id,
+				     .is_target = is_target,
+				     .reachable = reachable };
 
 	snprintf(x.name, sizeof(x.name), "%s", name);
 	snprintf(x.address, sizeof(x.address), "addr-%s", name);
@@ -179,12 +194,12 @@ static struct discover_target listed(unsigned int c, unsigned int t, bool has_id
 START_TEST(discover_iscsi_sessions)
 {
 	struct discover_target t[] = {
-	    listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
-	    listed(0, 1, true, true, false, "session2", "FAILED"),
+		listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
+		listed(0, 1, true, true, false, "session2", "FAILED"),
 	};
-	struct discover_input in = {DISCOVER_ISCSI, t, 2, NONE, NONE};
+	struct discover_input in = { DISCOVER_ISCSI, t, 2, NONE, NONE };
 	/* A transport refuses nothing: only the list may end discovery. */
-	struct sim anything = {NONE, NONE, " 0:0 "};
+	struct sim anything = { NONE, NONE, " 0:0 " };
 	struct result res;
 
 	run(&in, &anything, &res);
@@ -198,14 +213,14 @@ END_TEST
 START_TEST(discover_fc_rports)
 {
 	struct discover_target t[] = {
-	    listed(0, 0, false, false, true, "rport-2:0-0", "Online"), /* initiator */
-	    listed(0, 0, false, true, true, "rport-2:0-1", "Online"),  /* no id yet */
-	    listed(0, 3, true, true, true, "rport-2:0-2", "Online"),
-	    listed(0, 4, true, true, false, "rport-2:0-3", "Blocked"),
-	    listed(1, 0, true, true, true, "rport-2:1-4", "Marginal"),
+		listed(0, 0, false, false, true, "rport-2:0-0", "Online"), /* initiator */
+		listed(0, 0, false, true, true, "rport-2:0-1", "Online"),  /* no id yet */
+		listed(0, 3, true, true, true, "rport-2:0-2", "Online"),
+		listed(0, 4, true, true, false, "rport-2:0-3", "Blocked"),
+		listed(1, 0, true, true, true, "rport-2:1-4", "Marginal"),
 	};
-	struct discover_input in = {DISCOVER_FC, t, 5, NONE, NONE};
-	struct sim anything = {NONE, NONE, " 0:3 1:0 "};
+	struct discover_input in = { DISCOVER_FC, t, 5, NONE, NONE };
+	struct sim anything = { NONE, NONE, " 0:3 1:0 " };
 	struct result res;
 
 	run(&in, &anything, &res);
@@ -235,11 +250,11 @@ END_TEST
 START_TEST(discover_sas_never_probes)
 {
 	struct discover_target t[] = {
-	    listed(0, 0, true, true, true, "end_device-1:0", "end device"),
-	    listed(0, 2, true, true, true, "end_device-1:2", "end device"),
+		listed(0, 0, true, true, true, "end_device-1:0", "end device"),
+		listed(0, 2, true, true, true, "end_device-1:2", "end device"),
 	};
-	struct discover_input in = {DISCOVER_SAS, t, 2, NONE, NONE};
-	struct sim anything = {NONE, NONE, ""};
+	struct discover_input in = { DISCOVER_SAS, t, 2, NONE, NONE };
+	struct sim anything = { NONE, NONE, "" };
 	struct result res;
 
 	run(&in, &anything, &res);
@@ -251,7 +266,6 @@ START_TEST(discover_sas_never_probes)
 	ck_assert_ptr_nonnull(strstr(res.reason, "0 listed"));
 }
 END_TEST
-
 
 /*
  * Reaching one target: a simulated device answers each write (LUNs that
@@ -279,61 +293,203 @@ static const struct reach_case {
 	const char *code;
 	long long lun;
 } reach_cases[] = {
-	{ "LUN 0 answers", { .lun0_allowed = true, .allowed = -1 }, false, { "0", 'a', -1, -1, -1 },
-	  -1, "0", REACH_FOUND, "lun0", 0 },
-	{ "LUN 0 attached before", { .lun0_attached = true, .lun0_allowed = true, .allowed = -1 },
-	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_FOUND, "lun0-attached", 0 },
-	{ "another LUN attached before", { .other_attached = true, .other_lun = 7,
-					    .lun0_allowed = true, .allowed = -1 },
-	  false, { "7", 'a', -1, -1, -1 }, -1, "0", REACH_FOUND, "attached-before", 7 },
-	{ "no LUN 0: the well-known LUN", { .lun0_allowed = true, .allowed = -1 }, false,
-	  { "3", 'a', -1, -1, -1 }, -1, "0 W", REACH_FOUND, "wlun", 49409 },
+	{ "LUN 0 answers",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "0",
+	  REACH_FOUND,
+	  "lun0",
+	  0 },
+	{ "LUN 0 attached before",
+	  { .lun0_attached = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "",
+	  REACH_FOUND,
+	  "lun0-attached",
+	  0 },
+	{ "another LUN attached before",
+	  { .other_attached = true, .other_lun = 7, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "7", 'a', -1, -1, -1 },
+	  -1,
+	  "0",
+	  REACH_FOUND,
+	  "attached-before",
+	  7 },
+	{ "no LUN 0: the well-known LUN",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "3", 'a', -1, -1, -1 },
+	  -1,
+	  "0 W",
+	  REACH_FOUND,
+	  "wlun",
+	  49409 },
 	{ "the well-known LUN past the host's limit: the kernel's scan",
-	  { .lun0_allowed = true, .allowed = -1 }, false, { "3", 'e', 3, -1, -1 }, 3, "0 W -",
-	  REACH_FOUND, "kernel-scan", 3 },
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "3", 'e', 3, -1, -1 },
+	  3,
+	  "0 W -",
+	  REACH_FOUND,
+	  "kernel-scan",
+	  3 },
 	{ "known before that the host refuses it",
-	  { .lun0_allowed = true, .allowed = -1, .wlun_impossible = true }, false,
-	  { "3", 'e', 3, -1, -1 }, 3, "0 -", REACH_FOUND, "kernel-scan", 3 },
+	  { .lun0_allowed = true, .allowed = -1, .wlun_impossible = true },
+	  false,
+	  { "3", 'e', 3, -1, -1 },
+	  3,
+	  "0 -",
+	  REACH_FOUND,
+	  "kernel-scan",
+	  3 },
 	{ "the well-known LUN refused with CHECK CONDITION (LIO)",
-	  { .lun0_allowed = true, .allowed = -1 }, false, { "1", 'n', 1, -1, -1 }, 1, "0 W -",
-	  REACH_FOUND, "kernel-scan", 1 },
-	{ "nothing at all, unlisted", { .lun0_allowed = true, .allowed = -1 }, false,
-	  { "", 'n', -1, -1, -1 }, -1, "0 W -", REACH_NONE, "none", -1 },
-	{ "nothing at all, listed", { .listed = true, .lun0_allowed = true, .allowed = -1 }, false,
-	  { "", 'n', -1, -1, -1 }, -1, "0 W -", REACH_REPORT, "no-lun-answered", -1 },
-	{ "LUN 0 past the limit: the id is", { .lun0_allowed = true, .allowed = -1 }, false,
-	  { "", 'n', -1, 0, -1 }, -1, "0", REACH_LIMIT, "limit", -1 },
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "1", 'n', 1, -1, -1 },
+	  1,
+	  "0 W -",
+	  REACH_FOUND,
+	  "kernel-scan",
+	  1 },
+	{ "nothing at all, unlisted",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, -1, -1 },
+	  -1,
+	  "0 W -",
+	  REACH_NONE,
+	  "none",
+	  -1 },
+	{ "nothing at all, listed",
+	  { .listed = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, -1, -1 },
+	  -1,
+	  "0 W -",
+	  REACH_REPORT,
+	  "no-lun-answered",
+	  -1 },
+	{ "LUN 0 past the limit: the id is",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, 0, -1 },
+	  -1,
+	  "0",
+	  REACH_LIMIT,
+	  "limit",
+	  -1 },
 	{ "EINVAL on a listed target is a failure",
-	  { .listed = true, .lun0_allowed = true, .allowed = -1 }, false, { "", 'n', -1, 0, -1 },
-	  -1, "0", REACH_REPORT, "write-failed", -1 },
+	  { .listed = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, 0, -1 },
+	  -1,
+	  "0",
+	  REACH_REPORT,
+	  "write-failed",
+	  -1 },
 	{ "EINVAL on LUN 0, another LUN attached before",
-	  { .other_attached = true, .other_lun = 2, .lun0_allowed = true, .allowed = -1 }, false,
-	  { "2", 'n', -1, 0, -1 }, -1, "0", REACH_FOUND, "attached-before", 2 },
-	{ "a write error on an unlisted target", { .lun0_allowed = true, .allowed = -1 }, false,
-	  { "", 'n', -1, -1, 0 }, -1, "0", REACH_ABORT, "write-failed", -1 },
-	{ "a bound stops it", { .lun0_allowed = true, .allowed = -1 }, false,
-	  { "", 'n', -1, -1, 0, true }, -1, "0", REACH_REPORT, "stopped", -1 },
-	{ "LUN 0 refused: through a LUN the policy names", { .allowed = 1, .first_allowed = 4,
-							     .lun0_why = "not in the luns" },
-	  true, { "5", 'n', -1, -1, -1 }, -1, "W 4 5", REACH_FOUND, "policy-lun", 5 },
+	  { .other_attached = true, .other_lun = 2, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "2", 'n', -1, 0, -1 },
+	  -1,
+	  "0",
+	  REACH_FOUND,
+	  "attached-before",
+	  2 },
+	{ "a write error on an unlisted target",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, -1, 0 },
+	  -1,
+	  "0",
+	  REACH_ABORT,
+	  "write-failed",
+	  -1 },
+	{ "a bound stops it",
+	  { .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "", 'n', -1, -1, 0, true },
+	  -1,
+	  "0",
+	  REACH_REPORT,
+	  "stopped",
+	  -1 },
+	{ "LUN 0 refused: through a LUN the policy names",
+	  { .allowed = 1, .first_allowed = 4, .lun0_why = "not in the luns" },
+	  true,
+	  { "5", 'n', -1, -1, -1 },
+	  -1,
+	  "W 4 5",
+	  REACH_FOUND,
+	  "policy-lun",
+	  5 },
 	{ "LUN 0 refused, nothing answers, listed: never the kernel's scan",
-	  { .listed = true, .allowed = 1, .first_allowed = 4, .restricts = true,
+	  { .listed = true,
+	    .allowed = 1,
+	    .first_allowed = 4,
+	    .restricts = true,
 	    .lun0_why = "not in the luns" },
-	  true, { "", 'n', 3, -1, -1 }, -1, "W 4 5", REACH_REPORT, "unreachable-restricted", -1 },
+	  true,
+	  { "", 'n', 3, -1, -1 },
+	  -1,
+	  "W 4 5",
+	  REACH_REPORT,
+	  "unreachable-restricted",
+	  -1 },
 	{ "LUN 0 refused, the well-known LUN excluded too",
-	  { .allowed = 1, .first_allowed = 4, .wlun_excluded = true, .restricts = true,
+	  { .allowed = 1,
+	    .first_allowed = 4,
+	    .wlun_excluded = true,
+	    .restricts = true,
 	    .lun0_why = "excluded" },
-	  true, { "4", 'a', -1, -1, -1 }, -1, "4", REACH_FOUND, "policy-lun", 4 },
+	  true,
+	  { "4", 'a', -1, -1, -1 },
+	  -1,
+	  "4",
+	  REACH_FOUND,
+	  "policy-lun",
+	  4 },
 	{ "LUN 0 refused, EINVAL for the well-known LUN the host took before",
-	  { .allowed = 1, .first_allowed = 4, .restricts = true, .lun0_why = "x" }, true,
-	  { "", 'e', -1, -1, -1 }, 50000, "W", REACH_LIMIT, "limit", -1 },
-	{ "the policy allows nothing, listed", { .listed = true, .allowed = 0, .lun0_why = "x" },
-	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_REPORT, "policy-allows-none", -1 },
-	{ "the policy allows nothing, unlisted", { .allowed = 0, .lun0_why = "x" }, false,
-	  { "0", 'a', -1, -1, -1 }, -1, "", REACH_NONE, "none", -1 },
-	{ "the LUN asked for is refused", { .lun0_allowed = true, .allowed = -1,
-					    .selected_refused = true },
-	  false, { "0", 'a', -1, -1, -1 }, -1, "", REACH_REPORT, "selected-refused", -1 },
+	  { .allowed = 1, .first_allowed = 4, .restricts = true, .lun0_why = "x" },
+	  true,
+	  { "", 'e', -1, -1, -1 },
+	  50000,
+	  "W",
+	  REACH_LIMIT,
+	  "limit",
+	  -1 },
+	{ "the policy allows nothing, listed",
+	  { .listed = true, .allowed = 0, .lun0_why = "x" },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "",
+	  REACH_REPORT,
+	  "policy-allows-none",
+	  -1 },
+	{ "the policy allows nothing, unlisted",
+	  { .allowed = 0, .lun0_why = "x" },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "",
+	  REACH_NONE,
+	  "none",
+	  -1 },
+	{ "the LUN asked for is refused",
+	  { .lun0_allowed = true, .allowed = -1, .selected_refused = true },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "",
+	  REACH_REPORT,
+	  "selected-refused",
+	  -1 },
 };
 
 static bool is_unit(const char *units, uint64_t lun)
@@ -356,8 +512,14 @@ START_TEST(reach_rules)
 {
 	const struct reach_case *c = &reach_cases[_i];
 	struct lun_range r45 = { 4, 5 };
-	struct lunmask_entry e = { .file = "f", .title = "t", .iscsi_tpgt = -1, .channel = -1,
-				   .id = -1, .has_luns = true, .luns = &r45, .nluns = 1 };
+	struct lunmask_entry e = { .file = "f",
+				   .title = "t",
+				   .iscsi_tpgt = -1,
+				   .channel = -1,
+				   .id = -1,
+				   .has_luns = true,
+				   .luns = &r45,
+				   .nluns = 1 };
 	const struct lunmask_entry *items[] = { &e };
 	struct lunmask_set mask = { items, 1 };
 	struct reach_input in = c->in;
@@ -395,11 +557,12 @@ START_TEST(reach_rules)
 			o.kind = c->sim.kernel_first >= 0 ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
 			o.lun = (uint64_t)c->sim.kernel_first;
 		} else if (a.lun == LUN_WLUN_REPORT_LUNS) {
-			o.kind = c->sim.wlun == 'a' ? REACH_OUT_ATTACHED :
-				 c->sim.wlun == 'e' ? REACH_OUT_EINVAL :
-						      REACH_OUT_EMPTY;
+			o.kind = c->sim.wlun == 'a'   ? REACH_OUT_ATTACHED
+				 : c->sim.wlun == 'e' ? REACH_OUT_EINVAL
+						      : REACH_OUT_EMPTY;
 		} else {
-			o.kind = is_unit(c->sim.units, a.lun) ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
+			o.kind =
+				is_unit(c->sim.units, a.lun) ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
 		}
 	}
 	ck_assert_msg(strcmp(trace, c->trace) == 0, "%s: writes '%s', expected '%s'", c->what,

@@ -53,61 +53,67 @@ static const struct merge_case {
 	const char *targets; /* "C:T" with "!" for removal, e.g. "0:1! 0:2" */
 	size_t nluns;
 } merge_cases[] = {
-    {"a host add scans the host", {ADD(3)}, 1, MERGE_QUEUED, true, "", 0},
-    {"a second host add", {ADD(3), ADD(3)}, 2, MERGE_COALESCED, true, "", 0},
-    {"targets after a host add are covered",
-     {ADD(3), TGT(3, 0, 1), TGT(3, 0, 2)},
-     3,
-     MERGE_COALESCED,
-     true,
-     "",
-     0},
-    {"two targets", {TGT(3, 0, 1), TGT(3, 0, 2)}, 2, MERGE_QUEUED, false, "0:1 0:2", 0},
-    {"one target twice", {TGT(3, 0, 1), TGT(3, 0, 1)}, 2, MERGE_COALESCED, false, "0:1", 0},
-    {"a target without an id widens",
-     {TGT(3, 0, 1), TGT(3, -1, -1)},
-     2,
-     MERGE_WIDENED,
-     true,
-     "",
-     0},
-    {"LUNs changed: that target only may lose LUNs",
-     {LUNS(3, 0, 1, 0), LUNS(3, 0, 1, 4), TGT(3, 0, 2)},
-     3,
-     MERGE_QUEUED,
-     false,
-     "0:1! 0:2",
-     0},
-    {"removal kept through a host add",
-     {LUNS(3, 0, 1, 0), ADD(3), TGT(3, 0, 2)},
-     3,
-     MERGE_COALESCED,
-     true,
-     "0:1!",
-     0},
-    {"LUNs changed after a host add", {ADD(3), LUNS(3, 0, 5, 2)}, 2, MERGE_QUEUED, true, "0:5!", 0},
-    {"a target then its LUNs changed",
-     {TGT(3, 0, 1), LUNS(3, 0, 1, 3)},
-     2,
-     MERGE_QUEUED,
-     false,
-     "0:1!",
-     0},
-    {"LUN events, each once per kind",
-     {INQ(3, 0, 1, 2), INQ(3, 0, 1, 2), CAP(3, 0, 1, 2), CAP(3, 0, 1, 3)},
-     4,
-     MERGE_QUEUED,
-     false,
-     "",
-     3},
-    {"a host remove drops all",
-     {ADD(3), LUNS(3, 0, 1, 0), INQ(3, 0, 1, 2), GONE(3)},
-     4,
-     MERGE_CANCELLED,
-     false,
-     "",
-     0},
-    {"nothing to do", {{SCSI_EVENT_NONE, 3, -1, -1, 0}}, 1, MERGE_IGNORED, false, "", 0},
+	{ "a host add scans the host", { ADD(3) }, 1, MERGE_QUEUED, true, "", 0 },
+	{ "a second host add", { ADD(3), ADD(3) }, 2, MERGE_COALESCED, true, "", 0 },
+	{ "targets after a host add are covered",
+	  { ADD(3), TGT(3, 0, 1), TGT(3, 0, 2) },
+	  3,
+	  MERGE_COALESCED,
+	  true,
+	  "",
+	  0 },
+	{ "two targets", { TGT(3, 0, 1), TGT(3, 0, 2) }, 2, MERGE_QUEUED, false, "0:1 0:2", 0 },
+	{ "one target twice", { TGT(3, 0, 1), TGT(3, 0, 1) }, 2, MERGE_COALESCED, false, "0:1", 0 },
+	{ "a target without an id widens",
+	  { TGT(3, 0, 1), TGT(3, -1, -1) },
+	  2,
+	  MERGE_WIDENED,
+	  true,
+	  "",
+	  0 },
+	{ "LUNs changed: that target only may lose LUNs",
+	  { LUNS(3, 0, 1, 0), LUNS(3, 0, 1, 4), TGT(3, 0, 2) },
+	  3,
+	  MERGE_QUEUED,
+	  false,
+	  "0:1! 0:2",
+	  0 },
+	{ "removal kept through a host add",
+	  { LUNS(3, 0, 1, 0), ADD(3), TGT(3, 0, 2) },
+	  3,
+	  MERGE_COALESCED,
+	  true,
+	  "0:1!",
+	  0 },
+	{ "LUNs changed after a host add",
+	  { ADD(3), LUNS(3, 0, 5, 2) },
+	  2,
+	  MERGE_QUEUED,
+	  true,
+	  "0:5!",
+	  0 },
+	{ "a target then its LUNs changed",
+	  { TGT(3, 0, 1), LUNS(3, 0, 1, 3) },
+	  2,
+	  MERGE_QUEUED,
+	  false,
+	  "0:1!",
+	  0 },
+	{ "LUN events, each once per kind",
+	  { INQ(3, 0, 1, 2), INQ(3, 0, 1, 2), CAP(3, 0, 1, 2), CAP(3, 0, 1, 3) },
+	  4,
+	  MERGE_QUEUED,
+	  false,
+	  "",
+	  3 },
+	{ "a host remove drops all",
+	  { ADD(3), LUNS(3, 0, 1, 0), INQ(3, 0, 1, 2), GONE(3) },
+	  4,
+	  MERGE_CANCELLED,
+	  false,
+	  "",
+	  0 },
+	{ "nothing to do", { { SCSI_EVENT_NONE, 3, -1, -1, 0 } }, 1, MERGE_IGNORED, false, "", 0 },
 };
 
 static void targets_text(const struct host_work *w, char *buf, size_t len)
@@ -124,7 +130,7 @@ static void targets_text(const struct host_work *w, char *buf, size_t len)
 START_TEST(merge_rules)
 {
 	const struct merge_case *c = &merge_cases[_i];
-	struct host_work w = {0};
+	struct host_work w = { 0 };
 	enum merge_result r = MERGE_IGNORED;
 	char t[256];
 
@@ -143,7 +149,7 @@ END_TEST
 
 START_TEST(merge_limits)
 {
-	struct host_work w = {0};
+	struct host_work w = { 0 };
 	struct scsi_event ev = INQ(3, 0, 1, 0);
 
 	/* 64 LUN events wait; the 65th is dropped, and said so */
@@ -173,7 +179,7 @@ END_TEST
 
 START_TEST(put_back)
 {
-	struct host_work w = {0}, job;
+	struct host_work w = { 0 }, job;
 
 	/* a job taken; events arrive; its worker does not start: nothing is
 	 * lost and nothing doubled */
@@ -249,7 +255,7 @@ static void touch(const char *rel, const char *text)
 static struct engine *make_engine(struct sysfs_ctx **ret_sys, const struct engine_options *opt)
 {
 	const char *quirks = getenv("QUIRKS_DIR");
-	const char *dirs[] = {quirks ? quirks : "quirks.d"};
+	const char *dirs[] = { quirks ? quirks : "quirks.d" };
 	struct engine *e;
 
 	snprintf(root, sizeof(root), "/tmp/test-engine-XXXXXX");
@@ -303,7 +309,8 @@ static void drop_tree(struct engine *e, struct sysfs_ctx *sys)
 }
 
 static const struct engine_options defaults = {
-    .max_workers = 1, .resize = true, .retry_ms = 100, .retry_max = 2};
+	.max_workers = 1, .resize = true, .retry_ms = 100, .retry_max = 2
+};
 
 START_TEST(engine_coldplug_and_events)
 {
@@ -369,9 +376,9 @@ START_TEST(engine_reload_keeps_old_db)
 {
 	struct sysfs_ctx *sys;
 	struct engine *e = make_engine(&sys, &defaults);
-	const char *missing[] = {"/nonexistent/quirks.d"};
+	const char *missing[] = { "/nonexistent/quirks.d" };
 	char dir[128], file[160];
-	const char *broken[] = {dir};
+	const char *broken[] = { dir };
 	FILE *f;
 
 	/* a directory that does not exist is an empty one */

@@ -52,26 +52,26 @@ static const struct judge_case {
 	const char *rule;
 	const char *evidence;
 } judge_cases[] = {
-    {"QEMU: one serial and one wwn on LUNs 0 and 1", "qemu-0", "0:0:0:0", "qemu-0", "0:0:0:1",
-     GHOST_SAME, "all-identical", "VPD 0x83 naa.5000c500deadbe01 identical"},
-    {"QEMU: one serial, two wwns (an array's shared serial)", "qemu-0", "0:0:1:0", "qemu-0",
-     "0:0:1:1", GHOST_DISTINCT, "designator-differs",
-     "naa.5000c500deadbe10 differs from naa.5000c500deadbe11"},
-    {"QEMU: neither serial nor wwn", "qemu-0", "0:0:2:0", "qemu-0", "0:0:2:1", GHOST_UNKNOWN,
-     "no-identity", "no serial or designator"},
-    {"scsi_debug: NAA per LUN", "sd-default", "1:0:0:0", "sd-default", "1:0:0:1", GHOST_DISTINCT,
-     "designator-differs", "VPD 0x80 serial '4000' differs from '4001'"},
-    {"scsi_debug uuid_ctl=1: a UUID per LUN", "sd-uuid1", "1:0:0:0", "sd-uuid1", "1:0:0:1",
-     GHOST_DISTINCT, "designator-differs", "uuid."},
-    {"scsi_debug uuid_ctl=2: one UUID, serials differ", "sd-uuid2", "1:0:0:0", "sd-uuid2",
-     "1:0:0:1", GHOST_CONFLICT, "name-conflict",
-     "VPD 0x83 uuid.cc6ee07de3c440ff8dfe68106bf48c98 identical"},
-    {"scsi_debug SCSI-2: no VPD at all", "sd-scsi2", "1:0:0:0", "sd-scsi2", "1:0:0:1",
-     GHOST_UNKNOWN, "no-identity", "INQUIRY identical ('CHINON' 'CDROM' '0191', type 5)"},
-    {"different devices", "qemu-0", "0:0:0:0", "sd-default", "1:0:0:0", GHOST_DISTINCT,
-     "inquiry-differs", "INQUIRY data differs"},
-    {"a LUN against itself", "sd-default", "1:0:0:1", "sd-default", "1:0:0:1", GHOST_SAME,
-     "all-identical", "VPD 0x83 naa.3333333000000fa1 identical"},
+	{ "QEMU: one serial and one wwn on LUNs 0 and 1", "qemu-0", "0:0:0:0", "qemu-0", "0:0:0:1",
+	  GHOST_SAME, "all-identical", "VPD 0x83 naa.5000c500deadbe01 identical" },
+	{ "QEMU: one serial, two wwns (an array's shared serial)", "qemu-0", "0:0:1:0", "qemu-0",
+	  "0:0:1:1", GHOST_DISTINCT, "designator-differs",
+	  "naa.5000c500deadbe10 differs from naa.5000c500deadbe11" },
+	{ "QEMU: neither serial nor wwn", "qemu-0", "0:0:2:0", "qemu-0", "0:0:2:1", GHOST_UNKNOWN,
+	  "no-identity", "no serial or designator" },
+	{ "scsi_debug: NAA per LUN", "sd-default", "1:0:0:0", "sd-default", "1:0:0:1",
+	  GHOST_DISTINCT, "designator-differs", "VPD 0x80 serial '4000' differs from '4001'" },
+	{ "scsi_debug uuid_ctl=1: a UUID per LUN", "sd-uuid1", "1:0:0:0", "sd-uuid1", "1:0:0:1",
+	  GHOST_DISTINCT, "designator-differs", "uuid." },
+	{ "scsi_debug uuid_ctl=2: one UUID, serials differ", "sd-uuid2", "1:0:0:0", "sd-uuid2",
+	  "1:0:0:1", GHOST_CONFLICT, "name-conflict",
+	  "VPD 0x83 uuid.cc6ee07de3c440ff8dfe68106bf48c98 identical" },
+	{ "scsi_debug SCSI-2: no VPD at all", "sd-scsi2", "1:0:0:0", "sd-scsi2", "1:0:0:1",
+	  GHOST_UNKNOWN, "no-identity", "INQUIRY identical ('CHINON' 'CDROM' '0191', type 5)" },
+	{ "different devices", "qemu-0", "0:0:0:0", "sd-default", "1:0:0:0", GHOST_DISTINCT,
+	  "inquiry-differs", "INQUIRY data differs" },
+	{ "a LUN against itself", "sd-default", "1:0:0:1", "sd-default", "1:0:0:1", GHOST_SAME,
+	  "all-identical", "VPD 0x83 naa.3333333000000fa1 identical" },
 };
 
 START_TEST(judge_captured)
@@ -96,7 +96,7 @@ END_TEST
 
 START_TEST(vpd83_decoding)
 {
-	struct lun_identity id = {0};
+	struct lun_identity id = { 0 };
 
 	captured("sd-default", "1:0:0:0", &id);
 	/* T10 vendor ID and NAA of the LU; target port, port group and
@@ -118,19 +118,19 @@ END_TEST
 START_TEST(vpd_pages_broken)
 {
 	/* A descriptor claims 8 bytes, the page ends after 4 of them. */
-	static const uint8_t cut[] = {0x00, 0x83, 0x00, 0x0c, 0x01, 0x03,
-				      0x00, 0x08, 0x50, 0x00, 0xc5, 0x00};
+	static const uint8_t cut[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03,
+				       0x00, 0x08, 0x50, 0x00, 0xc5, 0x00 };
 	/* The page length says 4, the buffer holds more: only 4 are read. */
-	static const uint8_t lying[] = {0x00, 0x83, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00, 0x01, 0x03,
-					0x00, 0x08, 1,	  2,	3,    4,    5,	  6,	7,    8};
+	static const uint8_t lying[] = { 0x00, 0x83, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00, 0x01, 0x03,
+					 0x00, 0x08, 1,	   2,	 3,    4,    5,	   6,	 7,    8 };
 	/* Target port NAA (association 1) and an ASCII vendor-specific LU one. */
-	static const uint8_t mixed[] = {0x00, 0x83, 0x00, 0x13, 0x01, 0x13, 0x00, 0x08,
-					1,    2,    3,	  4,	5,    6,    7,	  8,
-					0x02, 0x00, 0x00, 0x03, 'a',  'b',  'c'};
-	static const uint8_t not83[] = {0x00, 0x80, 0x00, 0x00};
-	static const uint8_t empty80[] = {0x00, 0x80, 0x00, 0x00};
-	static const uint8_t blank80[] = {0x00, 0x80, 0x00, 0x02, ' ', ' '};
-	struct lun_identity id = {0};
+	static const uint8_t mixed[] = { 0x00, 0x83, 0x00, 0x13, 0x01, 0x13, 0x00, 0x08,
+					 1,    2,    3,	   4,	 5,    6,    7,	   8,
+					 0x02, 0x00, 0x00, 0x03, 'a',  'b',  'c' };
+	static const uint8_t not83[] = { 0x00, 0x80, 0x00, 0x00 };
+	static const uint8_t empty80[] = { 0x00, 0x80, 0x00, 0x00 };
+	static const uint8_t blank80[] = { 0x00, 0x80, 0x00, 0x02, ' ', ' ' };
+	struct lun_identity id = { 0 };
 
 	ck_assert_int_eq(identity_set_vpd83(&id, cut, sizeof(cut)), 0);
 	ck_assert_uint_eq(id.ndesignators, 0);
@@ -152,10 +152,10 @@ START_TEST(designator_sets)
 {
 	/* Found by fuzz-identity: b reports one more vendor designator of the
 	 * same type; the verdict was DISTINCT one way and SAME the other. */
-	static const uint8_t extra[] = { 0x00, 0x83, 0x00, 0x1d, 0x02, 0x00, 0x00, 0x09, 'G', 'H',
-					 'O', 'S', 'T', '0', '0', '0', '1', 0x00, 0x00, 0x00,
-					 0x00, 0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0xde,
-					 0xad, 0xbe, 0x01 };
+	static const uint8_t extra[] = { 0x00, 0x83, 0x00, 0x1d, 0x02, 0x00, 0x00, 0x09, 'G',
+					 'H',  'O',  'S',  'T',	 '0',  '0',  '0',  '1',	 0x00,
+					 0x00, 0x00, 0x00, 0x01, 0x03, 0x00, 0x08, 0x50, 0x00,
+					 0xc5, 0x00, 0xde, 0xad, 0xbe, 0x01 };
 	struct lun_identity a, b;
 	struct ghost_evidence ab, ba;
 
@@ -174,7 +174,7 @@ START_TEST(serial_on_one_side)
 {
 	struct lun_identity a, b;
 	struct ghost_evidence ev;
-	static const uint8_t pg80[] = {0x00, 0x80, 0x00, 0x03, 'X', 'Y', 'Z'};
+	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x03, 'X', 'Y', 'Z' };
 
 	captured("sd-scsi2", "1:0:0:0", &a);
 	captured("sd-scsi2", "1:0:0:1", &b);

@@ -43,15 +43,15 @@ struct inuse_case {
 	const char *name;
 	const char *tree; /* added to base_tree */
 	bool needs_mknod;
-	int want;	  /* 1, 0, or < 0 for "could not tell" */
-	const char *why;  /* a part of the reason */
+	int want;	 /* 1, 0, or < 0 for "could not tell" */
+	const char *why; /* a part of the reason */
 };
 
 static const struct inuse_case cases[] = {
 	{ "free", "", false, 0, NULL },
 	{ "partition mounted",
-	  "file proc/self/mountinfo 30 22 240:17 / /srv\\040data rw - ext4 /dev/sdb1 rw\n", false, 1,
-	  "/dev/sdb1 is mounted on /srv data (ext4)" },
+	  "file proc/self/mountinfo 30 22 240:17 / /srv\\040data rw - ext4 /dev/sdb1 rw\n", false,
+	  1, "/dev/sdb1 is mounted on /srv data (ext4)" },
 	{ "partition past the 63rd mounted",
 	  "file proc/self/mountinfo 30 22 240:86 / /srv rw - xfs /dev/sdb70 rw\n", false, 1,
 	  "/dev/sdb70 is mounted" },
@@ -265,8 +265,8 @@ static const struct {
 	unsigned int major, minor;
 	const char *mount_point, *fstype, *source, *super_options;
 } mountinfo_cases[] = {
-	{ "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n", 0,
-	  98, 0, "/mnt2", "ext3", "/dev/root", "rw,errors=continue" },
+	{ "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n", 0, 98,
+	  0, "/mnt2", "ext3", "/dev/root", "rw,errors=continue" },
 	{ "30 22 0:45 / /a\\040b rw shared:2 master:3 - btrfs /dev/sd\\134x rw", 0, 0, 45, "/a b",
 	  "btrfs", "/dev/sd\\x", "rw" },
 	{ "30 22 0:45 / /a rw - tmpfs tmpfs", 0, 0, 45, "/a", "tmpfs", "tmpfs", "" },
@@ -295,7 +295,8 @@ END_TEST
 
 START_TEST(mount_options_and_swaps)
 {
-	char opts[] = "rw,logdev=/dev/sdc,rtdev=/dev/sd\\040d,noquota,journal_path=/dev/sde,logdev=";
+	char opts[] =
+		"rw,logdev=/dev/sdc,rtdev=/dev/sd\\040d,noquota,journal_path=/dev/sde,logdev=";
 	char sw1[] = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
 	char sw2[] = "/swap\\040file                            file\t\t1048572\t\t0\t\t-2\n";
 	char sw3[] = "/dev/sdb2\n";

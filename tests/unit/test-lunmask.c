@@ -26,45 +26,44 @@ static struct quirk_db *load(const char *text, struct quirk_diags *diags)
 	return db;
 }
 
-static const char policy[] =
-	"# an FC array port: LUNs 0, 12 and 20-29 only\n"
-	"lunmask \"array-a\" {\n"
-	"\tport_name = \"50:05:07:68:0B:21:56:60\"\n"
-	"\tluns = { 0, 12, 20-29 }\n"
-	"}\n"
-	"lunmask \"array-a via hba 2 only\" {\n"
-	"\tport_name = \"0x500507680b215661\"\n"
-	"\thost_port_name = \"0x10000090fa1c2d3e\"\n"
-	"\tluns = { 1 }\n"
-	"}\n"
-	"lunmask \"no-lun-255\" {\n"
-	"\tiscsi_target = \"IQN.2003-01.org.linux-iscsi.tgt:disks\"\n"
-	"\texclude_luns = { 255 }\n"
-	"}\n"
-	"lunmask \"tpg 2\" {\n"
-	"\tiscsi_target = \"iqn.2003-01.org.linux-iscsi.tgt:disks\"\n"
-	"\tiscsi_tpgt = 2\n"
-	"\tluns = { 0-3 }\n"
-	"}\n"
-	"lunmask \"sas shelf\" {\n"
-	"\tsas_address = \"0x5000c500a1b2c3d4\"\n"
-	"\tluns = { 0 }\n"
-	"}\n"
-	"lunmask \"vm disk\" {\n"
-	"\tdriver = \"virtio_scsi\"\n"
-	"\tchannel = 0\n"
-	"\tid = 1\n"
-	"\tluns = { 0, 3 }\n"
-	"}\n"
-	"lunmask \"lpfc: nothing unless named\" {\n"
-	"\tdriver = \"lpfc\"\n"
-	"\tluns = {}\n"
-	"}\n"
-	"lunmask \"by identity\" {\n"
-	"\twwid = \"naa.600140512345678\"\n"
-	"\tluns = { 0-7 }\n"
-	"\texclude_luns = { 5 }\n"
-	"}\n";
+static const char policy[] = "# an FC array port: LUNs 0, 12 and 20-29 only\n"
+			     "lunmask \"array-a\" {\n"
+			     "\tport_name = \"50:05:07:68:0B:21:56:60\"\n"
+			     "\tluns = { 0, 12, 20-29 }\n"
+			     "}\n"
+			     "lunmask \"array-a via hba 2 only\" {\n"
+			     "\tport_name = \"0x500507680b215661\"\n"
+			     "\thost_port_name = \"0x10000090fa1c2d3e\"\n"
+			     "\tluns = { 1 }\n"
+			     "}\n"
+			     "lunmask \"no-lun-255\" {\n"
+			     "\tiscsi_target = \"IQN.2003-01.org.linux-iscsi.tgt:disks\"\n"
+			     "\texclude_luns = { 255 }\n"
+			     "}\n"
+			     "lunmask \"tpg 2\" {\n"
+			     "\tiscsi_target = \"iqn.2003-01.org.linux-iscsi.tgt:disks\"\n"
+			     "\tiscsi_tpgt = 2\n"
+			     "\tluns = { 0-3 }\n"
+			     "}\n"
+			     "lunmask \"sas shelf\" {\n"
+			     "\tsas_address = \"0x5000c500a1b2c3d4\"\n"
+			     "\tluns = { 0 }\n"
+			     "}\n"
+			     "lunmask \"vm disk\" {\n"
+			     "\tdriver = \"virtio_scsi\"\n"
+			     "\tchannel = 0\n"
+			     "\tid = 1\n"
+			     "\tluns = { 0, 3 }\n"
+			     "}\n"
+			     "lunmask \"lpfc: nothing unless named\" {\n"
+			     "\tdriver = \"lpfc\"\n"
+			     "\tluns = {}\n"
+			     "}\n"
+			     "lunmask \"by identity\" {\n"
+			     "\twwid = \"naa.600140512345678\"\n"
+			     "\tluns = { 0-7 }\n"
+			     "\texclude_luns = { 5 }\n"
+			     "}\n";
 
 struct decide_case {
 	const char *name;
@@ -78,63 +77,146 @@ struct decide_case {
 #define FC(wwpn, hostwwpn) .driver = "qla2xxx", .port_name = wwpn, .host_port_name = hostwwpn
 
 static const struct decide_case decide_cases[] = {
-	{ "fc named", { FC("0x500507680b215660", "0x21000024ff000001"), .iscsi_tpgt = -1 }, 12,
-	  true, LUNMASK_NAMED, "array-a" },
-	{ "fc range", { FC("0x500507680b215660", NULL), .iscsi_tpgt = -1 }, 29, true,
-	  LUNMASK_NAMED, "array-a" },
-	{ "fc not named", { FC("0x500507680b215660", NULL), .iscsi_tpgt = -1 }, 13, false,
-	  LUNMASK_NOT_NAMED, "array-a" },
-	{ "fc upper case sysfs", { FC("0x500507680B215660", NULL), .iscsi_tpgt = -1 }, 0, true,
-	  LUNMASK_NAMED, "array-a" },
-	{ "fc other port", { FC("0x500507680b215662", NULL), .iscsi_tpgt = -1 }, 13, true,
-	  LUNMASK_NO_POLICY, NULL },
-	{ "fc local port matches",
-	  { FC("0x500507680b215661", "0x10000090fa1c2d3e"), .iscsi_tpgt = -1 }, 1, true,
-	  LUNMASK_NAMED, "array-a via hba 2 only" },
-	{ "fc local port differs",
-	  { FC("0x500507680b215661", "0x10000090fa1c2d3f"), .iscsi_tpgt = -1 }, 2, true,
-	  LUNMASK_NO_POLICY, NULL },
-	{ "fc local port unknown", { FC("0x500507680b215661", NULL), .iscsi_tpgt = -1 }, 2, true,
-	  LUNMASK_NO_POLICY, NULL },
-	{ "iscsi exclusion",
-	  { .driver = "iscsi_tcp", .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
-	    .iscsi_tpgt = 1 },
-	  255, false, LUNMASK_EXCLUDED, "no-lun-255" },
-	{ "iscsi name case",
-	  { .driver = "iscsi_tcp", .iscsi_target = "iqn.2003-01.ORG.linux-iscsi.tgt:disks",
-	    .iscsi_tpgt = 1 },
-	  254, true, LUNMASK_UNLISTED, NULL },
-	{ "iscsi tpgt 2 list",
-	  { .driver = "iscsi_tcp", .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
-	    .iscsi_tpgt = 2 },
-	  4, false, LUNMASK_NOT_NAMED, "tpg 2" },
-	{ "exclusion beats a list",
-	  { .driver = "iscsi_tcp", .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
-	    .iscsi_tpgt = 2 },
-	  255, false, LUNMASK_EXCLUDED, "no-lun-255" },
-	{ "sas", { .driver = "mptsas", .sas_address = "0x5000c500a1b2c3d4", .iscsi_tpgt = -1 }, 1,
-	  false, LUNMASK_NOT_NAMED, "sas shelf" },
-	{ "parallel named", { .driver = "virtio_scsi", .channel = 0, .id = 1, .iscsi_tpgt = -1 },
-	  3, true, LUNMASK_NAMED, "vm disk" },
-	{ "parallel other id", { .driver = "virtio_scsi", .channel = 0, .id = 2, .iscsi_tpgt = -1 },
-	  3, true, LUNMASK_NO_POLICY, NULL },
-	{ "parallel other driver", { .driver = "megaraid_sas", .channel = 0, .id = 1,
-				     .iscsi_tpgt = -1 },
-	  3, true, LUNMASK_NO_POLICY, NULL },
-	{ "host default none", { FC("0x500507680b215699", NULL), .iscsi_tpgt = -1 }, 0, true,
-	  LUNMASK_NO_POLICY, NULL },
-	{ "host default none, lpfc",
-	  { .driver = "lpfc", .port_name = "0x500507680b215699", .iscsi_tpgt = -1 }, 0, false,
-	  LUNMASK_NOT_NAMED, "lpfc: nothing unless named" },
-	{ "host default none, named on lpfc",
-	  { .driver = "lpfc", .port_name = "0x500507680b215660", .iscsi_tpgt = -1 }, 20, true,
-	  LUNMASK_NAMED, "array-a" },
-	{ "identity unknown yet", { .driver = "x", .iscsi_tpgt = -1 }, 9, true, LUNMASK_NO_POLICY,
+	{ "fc named",
+	  { FC("0x500507680b215660", "0x21000024ff000001"), .iscsi_tpgt = -1 },
+	  12,
+	  true,
+	  LUNMASK_NAMED,
+	  "array-a" },
+	{ "fc range",
+	  { FC("0x500507680b215660", NULL), .iscsi_tpgt = -1 },
+	  29,
+	  true,
+	  LUNMASK_NAMED,
+	  "array-a" },
+	{ "fc not named",
+	  { FC("0x500507680b215660", NULL), .iscsi_tpgt = -1 },
+	  13,
+	  false,
+	  LUNMASK_NOT_NAMED,
+	  "array-a" },
+	{ "fc upper case sysfs",
+	  { FC("0x500507680B215660", NULL), .iscsi_tpgt = -1 },
+	  0,
+	  true,
+	  LUNMASK_NAMED,
+	  "array-a" },
+	{ "fc other port",
+	  { FC("0x500507680b215662", NULL), .iscsi_tpgt = -1 },
+	  13,
+	  true,
+	  LUNMASK_NO_POLICY,
 	  NULL },
-	{ "identity known", { .driver = "x", .wwid = "naa.600140512345678", .iscsi_tpgt = -1 }, 9,
-	  false, LUNMASK_NOT_NAMED, "by identity" },
-	{ "identity exclusion", { .driver = "x", .wwid = "naa.600140512345678", .iscsi_tpgt = -1 },
-	  5, false, LUNMASK_EXCLUDED, "by identity" },
+	{ "fc local port matches",
+	  { FC("0x500507680b215661", "0x10000090fa1c2d3e"), .iscsi_tpgt = -1 },
+	  1,
+	  true,
+	  LUNMASK_NAMED,
+	  "array-a via hba 2 only" },
+	{ "fc local port differs",
+	  { FC("0x500507680b215661", "0x10000090fa1c2d3f"), .iscsi_tpgt = -1 },
+	  2,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "fc local port unknown",
+	  { FC("0x500507680b215661", NULL), .iscsi_tpgt = -1 },
+	  2,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "iscsi exclusion",
+	  { .driver = "iscsi_tcp",
+	    .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
+	    .iscsi_tpgt = 1 },
+	  255,
+	  false,
+	  LUNMASK_EXCLUDED,
+	  "no-lun-255" },
+	{ "iscsi name case",
+	  { .driver = "iscsi_tcp",
+	    .iscsi_target = "iqn.2003-01.ORG.linux-iscsi.tgt:disks",
+	    .iscsi_tpgt = 1 },
+	  254,
+	  true,
+	  LUNMASK_UNLISTED,
+	  NULL },
+	{ "iscsi tpgt 2 list",
+	  { .driver = "iscsi_tcp",
+	    .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
+	    .iscsi_tpgt = 2 },
+	  4,
+	  false,
+	  LUNMASK_NOT_NAMED,
+	  "tpg 2" },
+	{ "exclusion beats a list",
+	  { .driver = "iscsi_tcp",
+	    .iscsi_target = "iqn.2003-01.org.linux-iscsi.tgt:disks",
+	    .iscsi_tpgt = 2 },
+	  255,
+	  false,
+	  LUNMASK_EXCLUDED,
+	  "no-lun-255" },
+	{ "sas",
+	  { .driver = "mptsas", .sas_address = "0x5000c500a1b2c3d4", .iscsi_tpgt = -1 },
+	  1,
+	  false,
+	  LUNMASK_NOT_NAMED,
+	  "sas shelf" },
+	{ "parallel named",
+	  { .driver = "virtio_scsi", .channel = 0, .id = 1, .iscsi_tpgt = -1 },
+	  3,
+	  true,
+	  LUNMASK_NAMED,
+	  "vm disk" },
+	{ "parallel other id",
+	  { .driver = "virtio_scsi", .channel = 0, .id = 2, .iscsi_tpgt = -1 },
+	  3,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "parallel other driver",
+	  { .driver = "megaraid_sas", .channel = 0, .id = 1, .iscsi_tpgt = -1 },
+	  3,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "host default none",
+	  { FC("0x500507680b215699", NULL), .iscsi_tpgt = -1 },
+	  0,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "host default none, lpfc",
+	  { .driver = "lpfc", .port_name = "0x500507680b215699", .iscsi_tpgt = -1 },
+	  0,
+	  false,
+	  LUNMASK_NOT_NAMED,
+	  "lpfc: nothing unless named" },
+	{ "host default none, named on lpfc",
+	  { .driver = "lpfc", .port_name = "0x500507680b215660", .iscsi_tpgt = -1 },
+	  20,
+	  true,
+	  LUNMASK_NAMED,
+	  "array-a" },
+	{ "identity unknown yet",
+	  { .driver = "x", .iscsi_tpgt = -1 },
+	  9,
+	  true,
+	  LUNMASK_NO_POLICY,
+	  NULL },
+	{ "identity known",
+	  { .driver = "x", .wwid = "naa.600140512345678", .iscsi_tpgt = -1 },
+	  9,
+	  false,
+	  LUNMASK_NOT_NAMED,
+	  "by identity" },
+	{ "identity exclusion",
+	  { .driver = "x", .wwid = "naa.600140512345678", .iscsi_tpgt = -1 },
+	  5,
+	  false,
+	  LUNMASK_EXCLUDED,
+	  "by identity" },
 };
 
 START_TEST(test_decide)
@@ -169,7 +251,8 @@ END_TEST
 START_TEST(test_describe_names_file_and_line)
 {
 	struct quirk_db *db = load(policy, NULL);
-	struct lunmask_target t = { .driver = "lpfc", .port_name = "0x500507680b215660",
+	struct lunmask_target t = { .driver = "lpfc",
+				    .port_name = "0x500507680b215660",
 				    .iscsi_tpgt = -1 };
 	const struct lunmask_entry *masks;
 	struct lunmask_set set;
@@ -421,10 +504,12 @@ END_TEST
 START_TEST(test_cmdline_policy)
 {
 	const char *error = NULL, *bad = NULL;
-	struct lunmask_target root = { .driver = "virtio_scsi", .channel = 0, .id = 1,
-				       .iscsi_tpgt = -1 };
-	struct lunmask_target other = { .driver = "sym53c8xx", .channel = 0, .id = 1,
-					.iscsi_tpgt = -1 };
+	struct lunmask_target root = {
+		.driver = "virtio_scsi", .channel = 0, .id = 1, .iscsi_tpgt = -1
+	};
+	struct lunmask_target other = {
+		.driver = "sym53c8xx", .channel = 0, .id = 1, .iscsi_tpgt = -1
+	};
 	const struct lunmask_entry *masks;
 	struct lunmask_verdict v;
 	struct lunmask_set set;

@@ -149,8 +149,7 @@ START_TEST(parse_bad_files)
 	expect_error("device \"a\" {\n vendor = \"A\"\n colour = \"red\"\n}\n", 3,
 		     "no such option 'colour'");
 	expect_error("device \"a\" {\n model = \"M\"\n flags = {\"nolun\"}\n}\n", 1, "no vendor");
-	expect_error("device \"a\" {\n vendor = \"A\n flags = {\"nolun\"}\n}\n", 2,
-		     "never closed");
+	expect_error("device \"a\" {\n vendor = \"A\n flags = {\"nolun\"}\n}\n", 2, "never closed");
 	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n}\n"
 		     "device \"a\" {\n vendor = \"B\"\n flags = {\"nolun\"}\n}\n",
 		     5, "duplicate title");
@@ -160,8 +159,7 @@ START_TEST(parse_bad_files)
 	expect_error("device \"a\" {\n vendor = \"A\"\n type = 32\n max_lun = 1\n}\n", 3,
 		     "not a peripheral device type");
 	expect_error("device \"a\" {\n vendor = \"A\"\n max_lun = -4\n}\n", 3, "negative");
-	expect_error("device \"a\" {\n vendor = \"A\"\n max_lun = many\n}\n", 3,
-		     "invalid integer");
+	expect_error("device \"a\" {\n vendor = \"A\"\n max_lun = many\n}\n", 3, "invalid integer");
 	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\", # why\n"
 		     " \"notq\"}\n}\n",
 		     3, "comment inside");
@@ -281,7 +279,10 @@ START_TEST(inquiry_clean)
 	ck_assert_str_eq(out, "SEAGATE");
 	inquiry_field_clean(out, (const uint8_t *)"  IBM   ", 8);
 	ck_assert_str_eq(out, "IBM");
-	inquiry_field_clean(out, (const uint8_t *)"AB\x01" "CD\x7f  ", 8);
+	inquiry_field_clean(out,
+			    (const uint8_t *)"AB\x01"
+					     "CD\x7f  ",
+			    8);
 	ck_assert_str_eq(out, "AB CD");
 	inquiry_field_clean(out, (const uint8_t *)"AB\0CDEFG", 8);
 	ck_assert_str_eq(out, "AB");
@@ -655,9 +656,8 @@ START_TEST(blist_format)
 {
 	char buf[64];
 
-	ck_assert_int_eq(blist_flags_format(BLIST_NOLUN | BLIST_SKIP_IO_HINTS, " ", buf,
-					    sizeof(buf)),
-			 0);
+	ck_assert_int_eq(
+		blist_flags_format(BLIST_NOLUN | BLIST_SKIP_IO_HINTS, " ", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "nolun skip_io_hints");
 	ck_assert_int_eq(blist_flags_format(UINT64_C(1) << 14, ",", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "bit14");
@@ -737,15 +737,14 @@ END_TEST
 
 START_TEST(dev_flags_export_admin_changes)
 {
-	static const char text[] =
-		"device \"k\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
-		" flags = {\"notq\", \"sparselun\"}\n builtin = true\n}\n"
-		"device \"drop\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
-		" drop_flags = {\"notq\"}\n}\n"
-		"device \"new\" {\n vendor = \"NEWCO\"\n model = \"Array\"\n"
-		" flags = {\"no_rsoc\", \"nolun\"}\n}\n"
-		"device \"scan-only\" {\n vendor = \"SCANCO\"\n model = \"X\"\n"
-		" flags = {\"sparselun\"}\n}\n";
+	static const char text[] = "device \"k\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
+				   " flags = {\"notq\", \"sparselun\"}\n builtin = true\n}\n"
+				   "device \"drop\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
+				   " drop_flags = {\"notq\"}\n}\n"
+				   "device \"new\" {\n vendor = \"NEWCO\"\n model = \"Array\"\n"
+				   " flags = {\"no_rsoc\", \"nolun\"}\n}\n"
+				   "device \"scan-only\" {\n vendor = \"SCANCO\"\n model = \"X\"\n"
+				   " flags = {\"sparselun\"}\n}\n";
 	struct quirk_diags d = { 0 };
 	struct quirk_db *db = db_from(text, &d);
 	char *s;
