@@ -187,6 +187,18 @@ json_object *output_scan_json(const struct scan_report *rep);
 
 struct lunmask_entry;
 struct resize_result;
+struct quirk_suggestion;
+
+/**
+ * output_suggestion_json() - a quirk entry proposed by scsi-quirks suggest
+ * @s: the proposal
+ * @target: the H:C:T it came from
+ * @entry: its quirks.d text, or NULL when nothing is proposed
+ * Return: a new object: version, kind "suggest", target, vendor, model,
+ * revision, flags, max_lun, evidence (rule, proposes, text) and entry.
+ */
+json_object *output_suggestion_json(const struct quirk_suggestion *s, const char *target,
+				    const char *entry);
 
 /**
  * output_resize_text() - one line for a LUN rescanned for its capacity

@@ -683,32 +683,6 @@ static void today(char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-static json_object *suggestion_json(const struct quirk_suggestion *s, const char *target,
-				    const char *entry)
-{
-	json_object *o = output_json_document("suggest", NULL, NULL), *ev = json_object_new_array();
-
-	json_object_object_add(o, "target", output_json_string(target));
-	json_object_object_add(o, "vendor", output_json_string(s->vendor));
-	json_object_object_add(o, "model", output_json_string(s->model));
-	json_object_object_add(o, "revision", output_json_string(s->revision));
-	json_object_object_add(o, "flags", output_flags_json(s->flags));
-	json_object_object_add(o, "max_lun",
-			       s->max_lun >= 0 ? json_object_new_int64(s->max_lun) : NULL);
-	for (size_t i = 0; i < s->nevidence; i++) {
-		json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "rule", output_json_string(s->evidence[i].rule));
-		json_object_object_add(e, "proposes",
-				       json_object_new_boolean(s->evidence[i].proposes));
-		json_object_object_add(e, "text", output_json_string(s->evidence[i].text));
-		json_object_array_add(ev, e);
-	}
-	json_object_object_add(o, "evidence", ev);
-	json_object_object_add(o, "entry", entry ? output_json_string(entry) : NULL);
-	return o;
-}
-
 /* suggest H:C:T: an investigation scan of the target, then the proposal. */
 static int cmd_suggest(const struct options *o, char **args, int nargs)
 {
@@ -763,7 +737,7 @@ static int cmd_suggest(const struct options *o, char **args, int nargs)
 	    quirk_suggestion_text(&sug, target, date, &entry) < 0)
 		goto out;
 	if (o->json) {
-		json_object *j = suggestion_json(&sug, target, entry);
+		json_object *j = output_suggestion_json(&sug, target, entry);
 
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -12,6 +12,7 @@
 #include "lunmask.h"
 #include "output.h"
 #include "resize.h"
+#include "suggest.h"
 
 size_t utf8_valid_prefix(const char *s, size_t len)
 {
@@ -828,5 +829,31 @@ json_object *output_resize_json(const struct resize_result *r)
 	json_object_object_add(o, "changed", json_object_new_boolean(resize_changed(r)));
 	json_object_object_add(o, "error",
 			       r->error ? output_json_string(strerror(-r->error)) : NULL);
+	return o;
+}
+
+json_object *output_suggestion_json(const struct quirk_suggestion *s, const char *target,
+				    const char *entry)
+{
+	json_object *o = output_json_document("suggest", NULL, NULL), *ev = json_object_new_array();
+
+	json_object_object_add(o, "target", output_json_string(target));
+	json_object_object_add(o, "vendor", output_json_string(s->vendor));
+	json_object_object_add(o, "model", output_json_string(s->model));
+	json_object_object_add(o, "revision", output_json_string(s->revision));
+	json_object_object_add(o, "flags", output_flags_json(s->flags));
+	json_object_object_add(o, "max_lun",
+			       s->max_lun >= 0 ? json_object_new_int64(s->max_lun) : NULL);
+	for (size_t i = 0; i < s->nevidence; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "rule", output_json_string(s->evidence[i].rule));
+		json_object_object_add(e, "proposes",
+				       json_object_new_boolean(s->evidence[i].proposes));
+		json_object_object_add(e, "text", output_json_string(s->evidence[i].text));
+		json_object_array_add(ev, e);
+	}
+	json_object_object_add(o, "evidence", ev);
+	json_object_object_add(o, "entry", entry ? output_json_string(entry) : NULL);
 	return o;
 }
