@@ -406,7 +406,9 @@ static int probe_inquiry(struct host_scan *hs, struct target_report *t, int fd)
 	for (size_t i = 0; i < t->match.count; i++)
 		if (t->match.sources[i]->type < 0 && t->match.sources[i]->attach >= 0)
 			t->target_attach = t->match.sources[i]->attach;
-	if (fd >= 0 && !(t->match.flags & BLIST_INQUIRY_36) &&
+	/* The whole length only from a device that answered the first: one
+	 * that timed out would make the scan wait a second time. */
+	if (strcmp(t->inquiry_source, "SG_IO") == 0 && !(t->match.flags & BLIST_INQUIRY_36) &&
 	    t->inq.response_len > INQUIRY_MIN_LEN && t->inq.response_len <= INQUIRY_MAX_LEN &&
 	    sgio_inquiry(fd, buf, t->inq.response_len, ctx->opt.inquiry_timeout, &got, &err) == 0 &&
 	    got >= INQUIRY_MIN_LEN) {

@@ -19,6 +19,7 @@
 static const struct sgio_step *script;
 static size_t nsteps, next;
 static int script_fd = -1;
+static char script_path[4096];
 
 static void hex(char *buf, size_t len, const uint8_t *p, size_t n)
 {
@@ -44,6 +45,30 @@ int sgio_script_begin(const struct sgio_step *steps, size_t n)
 	return script_fd;
 }
 
+void sgio_script_begin_path(const struct sgio_step *steps, size_t n, const char *path)
+{
+	ck_assert_ptr_nonnull(realpath(path, script_path));
+	script = steps;
+	nsteps = n;
+	next = 0;
+}
+
+/* Whether @fd is open on the script's node. */
+static bool on_path(int fd)
+{
+	char link[64], target[4096];
+	ssize_t len;
+
+	if (!script_path[0])
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len <= 0)
+		return false;
+	target[len] = '\0';
+	return strcmp(target, script_path) == 0;
+}
+
 void sgio_script_end(void)
 {
 	char want[64];
@@ -55,6 +80,7 @@ void sgio_script_end(void)
 	}
 	script = NULL;
 	nsteps = next = 0;
+	script_path[0] = '\0';
 }
 
 size_t sgio_script_sent(void)
@@ -116,7 +142,7 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fd == script_fd && script_fd >= 0 && req == SG_IO)
+	if (req == SG_IO && ((fd == script_fd && script_fd >= 0) || on_path(fd)))
 		return answer(arg);
 	if (!real)
 		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");

@@ -63,6 +63,16 @@ struct sgio_step {
 int sgio_script_begin(const struct sgio_step *steps, size_t n);
 
 /**
+ * sgio_script_begin_path() - start a script for the node at @path: every
+ *	descriptor the code under test opens on it takes the script's commands
+ *	(the code opens the node itself, as a scan opens a LUN's sg node)
+ * @steps: the commands expected, in order (kept, not copied)
+ * @n: how many
+ * @path: the node (an existing file)
+ */
+void sgio_script_begin_path(const struct sgio_step *steps, size_t n, const char *path);
+
+/**
  * sgio_script_end() - end the script; fails the test if a command the
  * script expects was not sent
  */
