@@ -52,6 +52,9 @@ struct daemon {
 };
 
 static void log_line(void *data, int prio, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void log_line(void *data, int prio, const char *fmt, va_list ap)
 {
 	struct daemon *d = data;
 

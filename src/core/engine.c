@@ -387,6 +387,9 @@ static void resize(struct job *j, const struct scsi_addr *a)
 }
 
 static void scan_log(void *data, int prio, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void scan_log(void *data, int prio, const char *fmt, va_list ap)
 {
 	struct engine *e = data;
 

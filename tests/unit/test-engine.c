@@ -212,6 +212,9 @@ static char root[64], log_text[1 << 16];
 static size_t log_used;
 
 static void capture(void *data, int prio, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void capture(void *data, int prio, const char *fmt, va_list ap)
 {
 	int n;
 
