@@ -430,4 +430,73 @@ int quirk_dev_flags_parse(const char *str, struct quirk_dev_flag **ret_items, si
  */
 void quirk_dev_flags_free(struct quirk_dev_flag *items, size_t count);
 
+/**
+ * quirk_db_image() - the database compiled into a byte image
+ * @db: a database loaded from directories (its sources are recorded)
+ * @root: a staging tree the directories were read under (its prefix is
+ *	taken off every path the image records), or NULL
+ * @ret: set to a malloc'ed image
+ * @ret_len: its length
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_db_image(const struct quirk_db *db, const char *root, uint8_t **ret, size_t *ret_len);
+
+/**
+ * quirk_db_image_decode() - a database from an image, if it is current
+ * @buf: the image
+ * @len: its length
+ * @dirs: the search path the caller would read, lowest precedence first
+ * @ndirs: how many
+ * @ret: the database, not finalized (more files may be added); written
+ *	only on success
+ *
+ * The image is current when it was made from exactly @dirs, every
+ * directory still holds the same *.conf names (none added, removed or
+ * masked) and every file the same bytes.
+ *
+ * Return: 0, -ESTALE (made from other directories, or one changed),
+ * -EINVAL (not an image of this version, or broken), -ENOMEM.
+ */
+int quirk_db_image_decode(const uint8_t *buf, size_t len, const char *const *dirs, size_t ndirs,
+			  struct quirk_db **ret);
+
+/**
+ * quirk_db_image_load() - quirk_db_image_decode() of a file
+ * @path: the image file
+ * @dirs: the search path
+ * @ndirs: how many
+ * @ret: the database, not finalized
+ *
+ * Return: 0, -ENOENT (no image), or as quirk_db_image_decode().
+ */
+int quirk_db_image_load(const char *path, const char *const *dirs, size_t ndirs,
+			struct quirk_db **ret);
+
+/**
+ * quirk_db_open() - the database of a search path: from its compiled image
+ *	when that is current, else from the text
+ * @dirs: the search path, lowest precedence first
+ * @ndirs: how many
+ * @image: the image file, or NULL for none
+ * @diags: problems of the text (none come from an image)
+ * @ret: the database, not finalized (files may be added)
+ * @ret_image: 0 if the image was used, else why not (-ENOENT, -ESTALE,
+ *	-EINVAL)
+ *
+ * Return: 0 or a negative errno.
+ */
+int quirk_db_open(const char *const *dirs, size_t ndirs, const char *image,
+		  struct quirk_diags *diags, struct quirk_db **ret, int *ret_image);
+
+/**
+ * quirk_db_image_save() - write a database's image, atomically
+ * @db: the database
+ * @root: as for quirk_db_image(), or NULL
+ * @path: the file (replaced by a rename, so readers see a whole image)
+ *
+ * Return: 0 or a negative errno.
+ */
+int quirk_db_image_save(const struct quirk_db *db, const char *root, const char *path);
+
 #endif

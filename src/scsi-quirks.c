@@ -27,6 +27,7 @@ struct options {
 	size_t ndirs;
 	const char *root;
 	const char *sysroot;
+	const char *output;
 	const char *vendor;
 	const char *model;
 	const char *revision;
@@ -69,6 +70,11 @@ static void usage(FILE *f)
 	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= values of a kernel\n"
 	      "                              command line (default /proc/cmdline) into\n"
 	      "                              lunmask entries that attach nothing else\n"
+	      "  compile [--output FILE]     compile the search path into the image\n"
+	      "                              scsi-scan loads instead of the text while it is\n"
+	      "                              current (default " QUIRKS_IMAGE ",\n"
+	      "                              under --root); errors are reported and their\n"
+	      "                              files left out, as a load leaves them out\n"
 	      "  suggest H:C:T               investigate a target (attach its LUNs, compare\n"
 	      "                              their identities, look past gaps and LUN 7,\n"
 	      "                              detach again) and propose an entry for it;\n"
@@ -80,8 +86,10 @@ static void usage(FILE *f)
 	      "  --root DIR                  prefix every directory of the search path\n"
 	      "  --sysroot DIR               suggest: root of every /sys, /dev, /proc and\n"
 	      "                              /run path (tests)\n"
+	      "  --output FILE               compile: the image file to write\n"
 	      "  --json                      JSON output (query, list, check, suggest)\n"
-	      "  -q, --quiet                 check: print errors only\n"
+	      "  -q, --quiet                 check: print errors only; compile: print nothing\n"
+	      "                              but errors\n"
 	      "  -h, --help                  this text\n"
 	      "  --version                   the version\n"
 	      "\n"
@@ -497,6 +505,39 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 	return errors ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+static int cmd_compile(const struct options *o)
+{
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db = NULL;
+	char image[4096];
+	const char *out = o->output;
+	int r;
+
+	if (!out) {
+		if (snprintf(image, sizeof(image), "%s%s", o->root ? o->root : "", QUIRKS_IMAGE) >=
+		    (int)sizeof(image)) {
+			fputs("scsi-quirks: --root is too long\n", stderr);
+			return EXIT_FAILURE;
+		}
+		out = image;
+	}
+	r = load_db(o, &db, &diags);
+	print_diags(&diags, true);
+	quirk_diags_clear(&diags);
+	if (r == 0)
+		r = quirk_db_image_save(db, o->ndirs ? NULL : o->root, out);
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: cannot compile the database into %s: %s\n", out,
+			strerror(-r));
+		quirk_db_free(db);
+		return EXIT_FAILURE;
+	}
+	if (!o->quiet)
+		printf("%zu entries compiled into %s\n", quirk_db_count(db), out);
+	quirk_db_free(db);
+	return EXIT_SUCCESS;
+}
+
 static int cmd_export(const struct options *o)
 {
 	struct quirk_diags diags = { 0 };
@@ -784,7 +825,8 @@ int main(int argc, char **argv)
 		OPT_ISCSI_TPGT,
 		OPT_WWID,
 		OPT_SERIAL,
-		OPT_LUN
+		OPT_LUN,
+		OPT_OUTPUT
 	};
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
@@ -810,6 +852,7 @@ int main(int argc, char **argv)
 		{ "wwid", required_argument, NULL, OPT_WWID },
 		{ "serial", required_argument, NULL, OPT_SERIAL },
 		{ "lun", required_argument, NULL, OPT_LUN },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -842,6 +885,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SYSFS:
 			o.sysroot = optarg;
+			break;
+		case OPT_OUTPUT:
+			o.output = optarg;
 			break;
 		case OPT_VENDOR:
 			o.vendor = optarg;
@@ -962,6 +1008,8 @@ int main(int argc, char **argv)
 		ret = cmd_list(&o);
 	else if (strcmp(cmd, "export") == 0)
 		ret = cmd_export(&o);
+	else if (strcmp(cmd, "compile") == 0)
+		ret = cmd_compile(&o);
 	else if (strcmp(cmd, "import") == 0)
 		ret = cmd_import(&o, argv + optind, argc - optind);
 	else

@@ -65,6 +65,10 @@ static void usage(FILE *f)
 	      "                         (repeatable, lowest precedence first)\n"
 	      "      --quirks-file FILE also load FILE, after the directories (repeatable);\n"
 	      "                         the boot scripts pass scsi_scan.lunmask= this way\n"
+	      "      --quirks-image FILE\n"
+	      "                         the compiled database to use when it is current\n"
+	      "                         (default " QUIRKS_IMAGE "\n"
+	      "                         with the default search path, none with --quirks-dir)\n"
 	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (a\n"
 	      "                         captured tree; --sysfs is the old name)\n"
 	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout, 1-3600, one value\n"
@@ -88,6 +92,7 @@ static void usage(FILE *f)
 struct options {
 	bool json;
 	bool resize;
+	const char *image;
 	bool verbose;
 	const char **dirs;
 	size_t ndirs;
@@ -114,20 +119,29 @@ static int parse_bound(const char *s, unsigned int *ret)
 static struct quirk_db *load_quirks(const struct options *o)
 {
 	struct quirk_diags diags = { 0 };
-	struct quirk_db *db = quirk_db_new();
+	const char *image = o->image ? o->image : o->ndirs ? NULL : QUIRKS_IMAGE;
+	struct quirk_db *db = NULL;
 	char **path = NULL;
-	size_t n = 0;
-	int r = -ENOMEM;
+	size_t n = o->ndirs;
+	int r, from_image;
 
-	if (!db)
-		goto out;
-	if (o->ndirs) {
-		r = quirk_db_add_dirs(db, o->dirs, o->ndirs, &diags);
-	} else {
+	if (!o->ndirs)
 		r = quirk_search_path(NULL, &path, &n);
-		if (r == 0)
-			r = quirk_db_add_dirs(db, (const char *const *)path, n, &diags);
-		quirk_search_path_free(path);
+	else
+		r = 0;
+	if (r == 0)
+		r = quirk_db_open(o->ndirs ? o->dirs : (const char *const *)path, n, image, &diags,
+				  &db, &from_image);
+	quirk_search_path_free(path);
+	if (r == 0 && image && o->verbose && !o->json) {
+		if (from_image == 0)
+			fprintf(stderr, "scsi-scan: quirks: the compiled image %s\n", image);
+		else
+			fprintf(stderr, "scsi-scan: quirks: the text files (the image %s is %s)\n",
+				image,
+				from_image == -ENOENT	? "not there: scsi-quirks compile"
+				: from_image == -ESTALE ? "out of date: scsi-quirks compile"
+							: "not usable: scsi-quirks compile");
 	}
 	/* Files named on the command line come last: a broken one is
 	 * reported and skipped, as a broken file of a directory is. */
@@ -138,7 +152,6 @@ static struct quirk_db *load_quirks(const struct options *o)
 	}
 	if (r == 0)
 		r = quirk_db_finalize(db, &diags);
-out:
 	for (size_t i = 0; i < diags.count; i++)
 		if (diags.items[i].severity == QUIRK_ERROR)
 			fprintf(stderr, "scsi-scan: quirks: %s:%u: %s (file skipped)\n",
@@ -146,7 +159,7 @@ out:
 	quirk_diags_clear(&diags);
 	if (r < 0) {
 		fprintf(stderr, "scsi-scan: cannot load the quirk database: %s\n", strerror(-r));
-		quirk_db_free(db);
+		quirk_db_unref(db);
 		return NULL;
 	}
 	return db;
@@ -374,6 +387,7 @@ int main(int argc, char **argv)
 		OPT_FORCE,
 		OPT_ATTACH_GHOSTS,
 		OPT_RESIZE,
+		OPT_QUIRKS_IMAGE,
 		OPT_JSON,
 		OPT_QUIRKS_DIR,
 		OPT_QUIRKS_FILE,
@@ -395,6 +409,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
 		{ "quirks-file", required_argument, NULL, OPT_QUIRKS_FILE },
+		{ "quirks-image", required_argument, NULL, OPT_QUIRKS_IMAGE },
 		{ "sysroot", required_argument, NULL, OPT_SYSFS },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -444,6 +459,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RESIZE:
 			o.resize = true;
+			break;
+		case OPT_QUIRKS_IMAGE:
+			o.image = optarg;
 			break;
 		case OPT_JSON:
 			o.json = true;

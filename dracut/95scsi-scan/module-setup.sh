@@ -40,6 +40,11 @@ install() {
 			inst "${f#"$dracutsysrootdir"}"
 		done
 	done
+	# The compiled database, made from the copies just installed and with
+	# the paths they have at boot: scsi-scan loads it instead of the text.
+	inst_dir "@image_dir@"
+	"$dracutsysrootdir@bindir@/scsi-quirks" --root "$initdir" --quiet compile ||
+		dwarn "scsi-scan: no compiled quirk database in the initramfs; the text is read"
 	# Runs on every pass of the main loop until the root device appears.
 	inst_hook initqueue/settled 10 "$moddir/scsi-scan-settled.sh"
 }

@@ -57,6 +57,9 @@ struct quirk_db *quirk_db_unref(struct quirk_db *db)
 	for (size_t i = 0; i < db->nmasks; i++)
 		lunmask_entry_free(&db->masks[i]);
 	free(db->masks);
+	for (size_t i = 0; i < db->nsources; i++)
+		free(db->sources[i].path);
+	free(db->sources);
 	free(db);
 	return NULL;
 }
@@ -93,6 +96,14 @@ int quirk_db_add_buffer(struct quirk_db *db, const char *name, const char *buf, 
 	r = quirk_parse_buffer(name, buf, len, diags, &p);
 	if (r < 0)
 		return r;
+	return quirk_db_append(db, &p);
+}
+
+int quirk_db_append(struct quirk_db *db, struct quirk_parsed *p_in)
+{
+	struct quirk_parsed p = *p_in;
+
+	memset(p_in, 0, sizeof(*p_in));
 	if (db->count + p.count > db->alloc) {
 		size_t n = db->alloc ? db->alloc : 64;
 		struct quirk_entry *e;
@@ -428,6 +439,93 @@ static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
 	return r;
 }
 
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char **names = NULL;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int r = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->is_dir = is_dir;
+	if (!is_dir) {
+		char *buf = NULL;
+		size_t len = 0;
+
+		if (read_file(path, &buf, &len) < 0)
+			return 0;
+		ret->exists = true;
+		ret->hash = fnv1a(h, buf, len);
+		free(buf);
+		return 0;
+	}
+	d = opendir(path);
+	if (!d)
+		return 0;
+	ret->exists = true;
+	while ((de = readdir(d))) {
+		char **p;
+
+		if (!is_conf_name(de->d_name))
+			continue;
+		p = realloc(names, (n + 1) * sizeof(*p));
+		if (!p || !(p[n] = strdup(de->d_name))) {
+			free(p ? p : names);
+			names = p;
+			r = -ENOMEM;
+			break;
+		}
+		names = p;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (r == 0)
+			h = fnv1a(h, names[i], strlen(names[i]) + 1);
+		free(names[i]);
+	}
+	free(names);
+	ret->hash = h;
+	return r;
+}
+
+static int add_source(struct quirk_db *db, const char *path, bool is_dir)
+{
+	struct quirk_source *s = realloc(db->sources, (db->nsources + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	db->sources = s;
+	s = &db->sources[db->nsources];
+	if (quirk_source_look(path, is_dir, s) < 0)
+		return -ENOMEM;
+	s->path = strdup(path);
+	if (!s->path)
+		return -ENOMEM;
+	db->nsources++;
+	return 0;
+}
+
 static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
 		    struct quirk_cache *cache, struct quirk_diags *diags)
 {
@@ -435,10 +533,16 @@ static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
 	size_t count = 0;
 	int r = 0;
 
+	/* Each directory as it is before it is read: a file added while it
+	 * is makes a later image stale rather than wrong. */
+	for (size_t i = 0; i < ndirs && r == 0; i++)
+		r = add_source(db, dirs[i], true);
 	for (size_t i = 0; i < ndirs && r == 0; i++)
 		r = collect_dir(dirs[i], &files, &count, diags);
 	if (r == 0 && count)
 		qsort(files, count, sizeof(*files), dir_file_cmp);
+	for (size_t i = 0; i < count && r == 0; i++)
+		r = add_source(db, files[i].path, false);
 	for (size_t i = 0; i < count && r == 0; i++) {
 		if (is_masked(files[i].path))
 			continue;

@@ -16,8 +16,27 @@ struct vendor_bucket {
 	size_t count;
 };
 
+/**
+ * struct quirk_source - a directory or file the database was loaded from,
+ * as it was then (a compiled image is current while every one is the same;
+ * by content, so that a copy, as in an initramfs, is current too)
+ * @path: its path
+ * @is_dir: a directory of the search path (else a file in one)
+ * @exists: it was there
+ * @hash: FNV-1a of the file's bytes, or of the directory's sorted *.conf
+ *	names
+ */
+struct quirk_source {
+	char *path;
+	bool is_dir;
+	bool exists;
+	uint64_t hash;
+};
+
 struct quirk_db {
 	atomic_int refs;
+	struct quirk_source *sources;
+	size_t nsources;
 	struct quirk_entry *entries;
 	size_t count;
 	size_t alloc;
@@ -94,5 +113,25 @@ const struct vendor_bucket *quirk_db_bucket(const struct quirk_db *db, const cha
  * Return: true if it holds '*', '?' or '['.
  */
 bool quirk_has_glob(const char *s);
+
+/**
+ * quirk_db_append() - add parsed entries to a database not yet finalized
+ * @db: the database
+ * @p: the entries; taken over (freed) whatever the result
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_db_append(struct quirk_db *db, struct quirk_parsed *p);
+
+/**
+ * quirk_source_look() - what a source is now
+ * @path: its path
+ * @is_dir: a directory of the search path, or a file in one (a mask, a
+ *	symlink to /dev/null, reads as empty)
+ * @ret: the record (@ret->path is not set)
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret);
 
 #endif

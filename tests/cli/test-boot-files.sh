@@ -63,6 +63,11 @@ check grep -q "copy_exec $dest/usr/bin/scsi-quirks /usr/bin/scsi-quirks" "$tmp/l
 check grep -q 'inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks' "$m"
 check grep -q "module sg" "$tmp/log"
 check test -f "$tmp/dest/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf"
+# and the compiled database of those copies, with the paths they have at boot
+check grep -q "/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf" "$tmp/dest/etc/scsi-scan/quirks.bin"
+if grep -q "$tmp" "$tmp/dest/etc/scsi-scan/quirks.bin"; then
+	echo "FAIL: the initramfs image records the staging directory"; fail=1
+fi
 # the boot scripts: a time limit from scsi_scan.timeout= (120 s without),
 # and what scsi-scan gave up on reaches the console
 mkdir -p "$tmp/bin"

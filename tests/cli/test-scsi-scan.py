@@ -540,6 +540,89 @@ class Database(ScanTest):
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
 
+class CompiledImage(ScanTest):
+    """scsi-quirks compile: scsi-scan loads the image while every file and
+    directory it was made from is unchanged, and the text otherwise."""
+    SCRIPT = ("host 0 max_id 1 max_lun 49410\n"
+              "lu 0:0:0:0 vendor ACME model Disk version 5\n"
+              "lu 0:0:0:1 vendor ACME model Disk version 5\n")
+    NOLUN = 'device "acme" {\n\tvendor = "ACME"\n\tmodel = "Disk"\n\tflags = {"nolun"}\n}\n'
+
+    def setUp(self):
+        self.etc = tempfile.mkdtemp(prefix="scsi-scan-etc-")
+        self.addCleanup(shutil.rmtree, self.etc)
+        self.conf = os.path.join(self.etc, "50-acme.conf")
+        with open(self.conf, "w") as f:
+            f.write(self.NOLUN)
+        self.image = os.path.join(self.etc, "quirks.bin")
+        p = subprocess.run([QUIRKS_TOOL, "--quirks-dir", QUIRKS, "--quirks-dir", self.etc,
+                            "--output", self.image, "compile"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^\d+ entries compiled into ")
+
+    def scan(self, expect_source, quirks=None):
+        t = self.tree(self.SCRIPT)
+        p = t.run("-v", "--quirks-image", self.image, quirks=quirks or (QUIRKS, self.etc), rc=0)
+        self.assertIn(expect_source, p.stderr)
+        return t
+
+    def test_current_image_is_used_and_gives_the_same_scan(self):
+        t = self.scan("quirks: the compiled image")
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+        r = t.json("--dry-run", "--quirks-image", self.image, quirks=(QUIRKS, self.etc))
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        src = tgt["quirks"]["sources"][0]
+        self.assertEqual((src["file"], src["line"]), (self.conf, 1))
+
+    def test_edited_file_makes_it_stale(self):
+        with open(self.conf, "w") as f:
+            f.write("# no entry\n")
+        t = self.scan("the image %s is out of date" % self.image)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+
+    def test_added_removed_or_masked_file_makes_it_stale(self):
+        with open(os.path.join(self.etc, "60-other.conf"), "w") as f:
+            f.write("")
+        self.scan("is out of date")
+        os.unlink(os.path.join(self.etc, "60-other.conf"))
+        self.scan("quirks: the compiled image")
+        os.unlink(self.conf)
+        os.symlink("/dev/null", self.conf)
+        t = self.scan("is out of date")
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+
+    def test_other_search_path_makes_it_stale(self):
+        t = self.scan("is out of date", quirks=(QUIRKS,))
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
+
+    def test_broken_image_falls_back_to_the_text(self):
+        with open(self.image, "r+b") as f:
+            f.truncate(100)
+        t = self.scan("the image %s is not usable" % self.image)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+    def test_compile_into_a_staging_root(self):
+        root = tempfile.mkdtemp(prefix="scsi-scan-root-")
+        self.addCleanup(shutil.rmtree, root)
+        os.makedirs(os.path.join(root, "etc/scsi-scan/quirks.d"))
+        shutil.copy(self.conf, os.path.join(root, "etc/scsi-scan/quirks.d"))
+        p = subprocess.run([QUIRKS_TOOL, "--root", root, "compile"], capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        image = os.path.join(root, "etc/scsi-scan/quirks.bin")
+        self.assertIn("compiled into " + image, p.stdout)
+        with open(image, "rb") as f:
+            data = f.read()
+        # the paths the files have once the tree is the root
+        self.assertIn(b"/etc/scsi-scan/quirks.d/50-acme.conf", data)
+        self.assertNotIn(root.encode(), data)
+        p = subprocess.run([QUIRKS_TOOL, "--root", "/nonexistent", "compile"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("cannot compile the database into /nonexistent/etc/scsi-scan/quirks.bin",
+                      p.stderr)
+
+
 class Remove(ScanTest):
     SCRIPT = ("host 0 max_id 1 max_lun 49410\n"
               "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\nlu 0:0:0:2 version 5\n")
@@ -1231,4 +1314,4 @@ class ListExplain(ScanTest):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    unittest.main(argv=sys.argv[:1] + sys.argv[5:], verbosity=2)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test-quirks.c - the quirk database: parser, matching, precedence, the
- * kernel's whole table, dev_flags both ways.
+ * kernel's whole table, dev_flags both ways, the compiled image.
  */
 #include <check.h>
 #include <ctype.h>
@@ -15,6 +15,7 @@
 
 #include "blist.h"
 #include "inquiry.h"
+#include "lunmask.h"
 #include "quirks.h"
 
 static const char *data_dir;
@@ -780,6 +781,147 @@ START_TEST(reload)
 }
 END_TEST
 
+static const char image_conf[] =
+	"device \"glob\" {\n\tvendor = \"AC*\"\n\tmodel = \"Disk?\"\n"
+	"\trevision = \"1.*\"\n\ttype = 5\n\tadd_flags = { \"nolun\" }\n"
+	"\tdrop_flags = { \"sparselun\" }\n\treason = \"a \\\"test\\\"\"\n}\n"
+	"device \"limits\" {\n\tvendor = \"ACME\"\n\tmodel = \"Disk\"\n"
+	"\tflags = {}\n\tmax_lun = 3\n\tattach = false\n}\n"
+	"lunmask \"by address\" {\n\tdriver = \"virtio_scsi\"\n"
+	"\tchannel = 0\n\tid = 1\n\tluns = { 0, 3, 8-11 }\n"
+	"\texclude_luns = { 9 }\n}\n"
+	"lunmask \"nothing\" {\n\tiscsi_target = \"iqn.2003-01.x:y\"\n"
+	"\tiscsi_tpgt = 2\n\tluns = {}\n}\n";
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void assert_str_same(const char *a, const char *b)
+{
+	ck_assert_msg((!a && !b) || (a && b && strcmp(a, b) == 0), "'%s' != '%s'", a ? a : "(null)",
+		      b ? b : "(null)");
+}
+
+static void assert_ranges_same(const struct lun_range *a, size_t na, const struct lun_range *b,
+			       size_t nb)
+{
+	ck_assert_uint_eq(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		ck_assert_uint_eq(a[i].first, b[i].first);
+		ck_assert_uint_eq(a[i].last, b[i].last);
+	}
+}
+
+/* Every field of every entry, in the same order. */
+static void assert_db_same(const struct quirk_db *a, const struct quirk_db *b)
+{
+	const struct lunmask_entry *ma, *mb;
+	size_t na, nb;
+
+	ck_assert_uint_eq(quirk_db_count(a), quirk_db_count(b));
+	for (size_t i = 0; i < quirk_db_count(a); i++) {
+		const struct quirk_entry *x = quirk_db_entry(a, i), *y = quirk_db_entry(b, i);
+
+		assert_str_same(x->file, y->file);
+		ck_assert_uint_eq(x->line, y->line);
+		assert_str_same(x->title, y->title);
+		assert_str_same(x->vendor, y->vendor);
+		assert_str_same(x->model, y->model);
+		assert_str_same(x->revision, y->revision);
+		assert_str_same(x->reason, y->reason);
+		ck_assert_int_eq(x->type, y->type);
+		ck_assert_int_eq(x->vendor_glob, y->vendor_glob);
+		ck_assert_int_eq(x->model_glob, y->model_glob);
+		ck_assert_int_eq(x->revision_glob, y->revision_glob);
+		ck_assert_int_eq(x->sets_flags, y->sets_flags);
+		ck_assert_int_eq(x->builtin, y->builtin);
+		ck_assert_uint_eq(x->flags, y->flags);
+		ck_assert_uint_eq(x->add_flags, y->add_flags);
+		ck_assert_uint_eq(x->drop_flags, y->drop_flags);
+		ck_assert_int_eq(x->max_lun, y->max_lun);
+		ck_assert_int_eq(x->attach, y->attach);
+	}
+	ma = quirk_db_lunmasks(a, &na);
+	mb = quirk_db_lunmasks(b, &nb);
+	ck_assert_uint_eq(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_str_same(ma[i].file, mb[i].file);
+		ck_assert_uint_eq(ma[i].line, mb[i].line);
+		assert_str_same(ma[i].title, mb[i].title);
+		assert_str_same(ma[i].reason, mb[i].reason);
+		assert_str_same(ma[i].driver, mb[i].driver);
+		assert_str_same(ma[i].host_port_name, mb[i].host_port_name);
+		assert_str_same(ma[i].port_name, mb[i].port_name);
+		assert_str_same(ma[i].sas_address, mb[i].sas_address);
+		assert_str_same(ma[i].iscsi_target, mb[i].iscsi_target);
+		assert_str_same(ma[i].wwid, mb[i].wwid);
+		assert_str_same(ma[i].serial, mb[i].serial);
+		ck_assert_int_eq(ma[i].iscsi_tpgt, mb[i].iscsi_tpgt);
+		ck_assert_int_eq(ma[i].channel, mb[i].channel);
+		ck_assert_int_eq(ma[i].id, mb[i].id);
+		ck_assert_int_eq(ma[i].has_luns, mb[i].has_luns);
+		assert_ranges_same(ma[i].luns, ma[i].nluns, mb[i].luns, mb[i].nluns);
+		assert_ranges_same(ma[i].exclude, ma[i].nexclude, mb[i].exclude, mb[i].nexclude);
+	}
+}
+
+START_TEST(image_round_trip_and_staleness)
+{
+	char tmpl[] = "/tmp/test-quirks-image-XXXXXX", conf[64], other[64];
+	const char *dirs[2] = { shipped_dir, NULL };
+	struct quirk_diags d = { 0 };
+	struct quirk_db *text, *img = NULL;
+	uint8_t *buf, byte;
+	size_t len;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	dirs[1] = tmpl;
+	snprintf(conf, sizeof(conf), "%s/50-test.conf", tmpl);
+	snprintf(other, sizeof(other), "%s/60-other.conf", tmpl);
+	write_text(conf, image_conf);
+	ck_assert_int_eq(quirk_db_load(dirs, 2, &d, &text), 0);
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	ck_assert_int_eq(quirk_db_image(text, NULL, &buf, &len), 0);
+
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), 0);
+	ck_assert_int_eq(quirk_db_finalize(img, &d), 0);
+	assert_db_same(text, img);
+	ck_assert_uint_eq(lookup(img, "ACME", "Disk", NULL, 0, NULL), 0);
+	ck_assert_uint_eq(lookup(img, "CHINON", "CD-ROM CDS-431", NULL, 5, NULL), BLIST_NOLUN);
+	quirk_db_free(img);
+
+	/* Every cut and a changed header are refused, never half read. */
+	for (size_t cut = 0; cut < len; cut += cut < 4096 ? 1 : 97)
+		ck_assert_int_eq(quirk_db_image_decode(buf, cut, dirs, 2, &img), -EINVAL);
+	byte = buf[8];
+	buf[8] = 2;
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), -EINVAL);
+	buf[8] = byte;
+
+	/* Another search path, an edit, a new file: stale. */
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 1, &img), -ESTALE);
+	write_text(other, "");
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), -ESTALE);
+	ck_assert_int_eq(unlink(other), 0);
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), 0);
+	quirk_db_free(img);
+	write_text(conf, "");
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), -ESTALE);
+
+	ck_assert_int_eq(unlink(conf), 0);
+	ck_assert_int_eq(rmdir(tmpl), 0);
+	free(buf);
+	quirk_db_free(text);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
 static Suite *quirks_suite(void)
 {
 	Suite *s = suite_create("quirks");
@@ -817,6 +959,10 @@ static Suite *quirks_suite(void)
 	tcase_add_test(tc, dev_flags_parse_kernel_syntax);
 	tcase_add_test(tc, dev_flags_export_shipped);
 	tcase_add_test(tc, dev_flags_export_admin_changes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("image");
+	tcase_add_test(tc, image_round_trip_and_staleness);
 	suite_add_tcase(s, tc);
 	return s;
 }

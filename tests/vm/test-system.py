@@ -13,7 +13,9 @@ included), the second controller's LUNs are what the kernel's own scan
 attaches in the same guest, hosts hotplugged at run time are scanned, a LUN
 added to a running target is attached, a new quirk file and 'systemctl
 reload' take effect, 'systemctl stop' ends it within 5 s, and the journal
-carries its messages with their priorities.
+carries its messages with their priorities. The compiled quirk database
+the package and the initramfs hook made is current, and loaded, where
+each is used; a new quirk file makes scsi-scan read the text instead.
 Boot 2 (scsi_mod.scan=sync on the command line, the same image): the
 kernel scans, the daemon does nothing; the boot time to "running" of both.
 
@@ -77,6 +79,8 @@ echo "@@R early=$(journalctl -b -k -o short-monotonic --no-pager |
 	awk -v t="$pid1" '$1 < t { print $2 }' | sort -u | tr '\n' ' ')"
 echo "@@R boot-policy=$(grep -c '^lunmask' /run/scsi-scan/boot-lunmask.conf 2>/dev/null)"
 sed 's/^/@@IL /' /run/scsi-scan.log 2>/dev/null | head -20
+# The compiled database postinst made: current, so scsi-scan loads it.
+echo "@@R image=$(scsi-scan -v --dry-run $ctl1:0:0 2>&1 | grep -c 'quirks: the compiled image /etc/scsi-scan/quirks.bin')"
 if [ "$mode" = manual ]; then
 	n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
 		sleep 0.2; n=$((n + 1)); done
@@ -105,6 +109,7 @@ if [ "$mode" = manual ]; then
 	H2=$(ls -d /sys/class/scsi_host/host* | sed 's/.*host//' | sort -n | tail -1)
 	wait_luns $H2 2 60 > /dev/null; sleep 2
 	echo "@@R quirk-file host=$H2 luns=$(luns $H2)"
+	echo "@@R image-stale=$(scsi-scan -v --dry-run $ctl1:0:0 2>&1 | grep -c 'quirks.bin is out of date')"
 	systemctl reload scsi-scand
 	sleep 1
 	echo "@@R reload=$(journalctl -u scsi-scand --no-pager | grep -c 'reloading (SIGHUP)') active=$(systemctl is-active scsi-scand)"
@@ -259,6 +264,14 @@ cp {quirks_deb} $R/tmp/
 chroot $R dpkg -i /tmp/{os.path.basename(quirks_deb)} > $R/tmp/trigger.log 2>&1
 grep -E "Processing triggers for (scsi-scan|initramfs-tools)|update-initramfs: Generating" $R/tmp/trigger.log | sed 's/^/@@TRIGGER /'
 chroot $R lsinitramfs /boot/initrd.img-$(ls $R/usr/lib/modules) | grep 60-systest | sed 's/^/@@INITRAMFS /'
+# The compiled database: the package's postinst made one for the root, the
+# hook one for the initramfs; each is current where it is used (scsi-scan
+# run inside the unpacked initramfs says which database it loaded).
+echo "@@IMAGE root=$(test -s $R/etc/scsi-scan/quirks.bin && echo yes || echo no)"
+chroot $R unmkinitramfs /boot/initrd.img-$(ls $R/usr/lib/modules) /tmp/ird
+ird=$R/tmp/ird; [ -d $ird/main ] && ird=$ird/main
+chroot $ird /usr/bin/scsi-scan -v --dry-run 2>&1 | grep 'quirks:' | sed 's/^/@@IMAGE initramfs: /'
+rm -rf $R/tmp/ird
 """
     t0 = time.monotonic()
     p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
@@ -444,6 +457,13 @@ def main():
     check("quirk trigger", any("triggers for scsi-scan" in t for t in trig) and
           any("update-initramfs: Generating" in t for t in trig) and inrd,
           f"a package adding a quirk file: {'; '.join(trig)}; in the initramfs: {inrd}", width)
+    img = re.findall(r"^@@IMAGE (.*)$", TRIGGER_LINES, re.M)
+    check("compiled db", "root=yes" in img and
+          any("initramfs: scsi-scan: quirks: the compiled image /etc/scsi-scan/quirks.bin" in i
+              for i in img) and field(out, "image") == "1" and field(out, "image-stale") == "1",
+          f"postinst and the initramfs hook: {'; '.join(img)}; in the booted system "
+          f"scsi-scan loaded the image: {field(out, 'image')}, and the text once a quirk file "
+          f"was added: {field(out, 'image-stale')}", width)
     kern2 = field(out2, "ctl2-kernel")
     daemon2 = " | ".join(re.findall(r"^@@DAEMON (.*)$", out2, re.M))
     check("scan=sync", field(out2, "scan") == "sync" and luns_of(kern2) == luns_of(kern) and
