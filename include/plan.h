@@ -159,6 +159,7 @@ struct plan {
 	uint64_t seq_limit;
 	char limit_reason[PLAN_REASON_LEN];
 	uint64_t last_probe;
+	bool batch_decided;
 };
 
 /**
@@ -259,6 +260,52 @@ struct plan_reach_fate {
  * asked for. A LUN attached before the scan stays.
  */
 void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *ret);
+
+/* Listed LUNs left below which one kernel target scan is not worth it. */
+#define PLAN_BATCH_MIN 16
+
+/**
+ * struct plan_batch_input - what the apply loop knows when the rest of a
+ *	REPORT LUNS list could be left to one kernel target scan
+ * @through_lun0: the target was reached through LUN 0 and keeps it (the
+ *	kernel's target scan starts at LUN 0 and gives up without it)
+ * @dry_run: nothing is written
+ * @per_lun_refusal: the database has entries that could refuse single
+ *	LUNs by their own INQUIRY data (type, revision)
+ * @probed: listed LUNs attached one by one so far, beyond LUN 0
+ * @slowest_ms: the longest of those probes took, in ms
+ * @ms_left: what the scan's time bounds leave, in ms, or -1 for none
+ */
+struct plan_batch_input {
+	bool through_lun0;
+	bool dry_run;
+	bool per_lun_refusal;
+	unsigned int probed;
+	uint64_t slowest_ms;
+	long long ms_left;
+};
+
+/**
+ * plan_batch() - whether the rest of the list goes to one kernel target
+ *	scan ("C T -" in the scan file) instead of one write per LUN
+ * @p: the plan; its last action is a probe of a listed LUN
+ * @in: what the apply loop knows
+ * @why: set to the reason either way (PLAN_REASON_LEN bytes)
+ *
+ * Only when nothing of ours could refuse a listed LUN (no quirk flag,
+ * max_lun or per-LUN entry, no lunmask entry for the target, no selected
+ * LUN, no investigation): the kernel's scan of the target then attaches the
+ * listed LUNs that answer, as our writes one by one would, in one write
+ * instead of one per LUN, and gives up at the first LUN that does not
+ * respond. One listed LUN is first attached on its own, so that a target
+ * answering with ghosts is caught before the kernel attaches them all, and
+ * its time, times the LUNs left, must fit the time the scan's bounds leave.
+ * The plan still walks the list: a LUN the kernel left out is tried on its
+ * own, a ghost still ends the scan. Decided once per plan.
+ *
+ * Return: true to write the target scan before the next probe.
+ */
+bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why);
 
 /**
  * plan_free() - free what a plan holds

@@ -130,9 +130,10 @@ struct ghost_report {
  * @probe_lun: the LUN that commands went through (0, a W-LUN, or another)
  * @probe_new: @probe_lun is a LUN the policy names, attached by this scan
  *	to reach the target (LUN 0 being refused)
- * @kernel_luns: LUNs the kernel's own scan of this target attached (only for a
- *	target without LUN 0 whose REPORT LUNS well-known LUN could not be used:
- *	refused with EINVAL, or nothing attached)
+ * @kernel_luns: LUNs the kernel's own scan of this target attached, sorted:
+ *	for a target without LUN 0 whose REPORT LUNS well-known LUN could not
+ *	be used (refused with EINVAL, or nothing attached), or the rest of a
+ *	REPORT LUNS list left to one kernel target scan (@batched)
  * @nkernel_luns: how many
  * @kernel_kept: per kernel LUN, whether the database agrees with it
  * @has_inquiry: @inq is valid
@@ -167,6 +168,9 @@ struct ghost_report {
  * @ghost_kept: with @ghost_stop, the LUN kept
  * @unknown_identity: some LUNs compared had identical INQUIRY data and no
  *	serial or designator (GHOST_UNKNOWN): nothing told them apart
+ * @batched: the rest of the REPORT LUNS list was attached by one kernel
+ *	target scan (plan_batch())
+ * @batch_reason: why, in words
  */
 struct target_report {
 	struct scsi_addr addr;
@@ -206,6 +210,8 @@ struct target_report {
 	bool ghost_stop;
 	uint64_t ghost_kept;
 	bool unknown_identity;
+	bool batched;
+	char batch_reason[PLAN_REASON_LEN];
 };
 
 /**

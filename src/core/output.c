@@ -462,6 +462,8 @@ void output_scan_text(FILE *f, const struct scan_report *rep, bool verbose)
 				fprintf(f, "    reached: %s\n", t->reach_reason);
 			if (verbose && t->method_reason[0])
 				fprintf(f, "    how: %s\n", t->method_reason);
+			if (verbose && t->batched)
+				fprintf(f, "    attached: %s\n", t->batch_reason);
 			if (verbose || t->ghost_stop)
 				ghost_lines(f, t, "    ");
 			if (verbose)
@@ -525,6 +527,8 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 			}
 			fprintf(f, "  LUNs found by: %s (%s)\n", method_name(t->method),
 				t->method_reason[0] ? t->method_reason : "-");
+			if (t->batched)
+				fprintf(f, "  attached: %s\n", t->batch_reason);
 			if (t->reported) {
 				fprintf(f, "  REPORT LUNS listed %zu:", t->nreported);
 				for (size_t l = 0; l < t->nreported && l < 64; l++)
@@ -622,6 +626,10 @@ json_object *output_scan_json(const struct scan_report *rep)
 					       output_json_string(t->method_code));
 			json_object_object_add(to, "method_reason",
 					       output_json_string(t->method_reason));
+			json_object_object_add(to, "batched", json_object_new_boolean(t->batched));
+			json_object_object_add(to, "batch_reason",
+					       t->batched ? output_json_string(t->batch_reason)
+							  : NULL);
 			json_object_object_add(to, "end_code", output_json_string(t->end_code));
 			json_object_object_add(to, "end_reason", output_json_string(t->end_reason));
 			if (t->reported) {

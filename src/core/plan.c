@@ -466,3 +466,48 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 		ret->code = "keep";
 	}
 }
+
+bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why)
+{
+	const struct plan_input *pi = &p->in;
+	size_t left = p->count - p->next + 1;
+	const char *no = NULL;
+
+	why[0] = '\0';
+	if (p->batch_decided || p->state != ST_REPORT_LIST)
+		return false;
+	if (in->dry_run)
+		no = "a dry run writes nothing";
+	else if (pi->flags || pi->max_lun >= 0 || !pi->attach)
+		no = "the quirk database has an entry for the device";
+	else if (pi->mask && pi->mask->count)
+		no = "lunmask entries apply to the target";
+	else if (pi->has_only_lun || pi->investigate)
+		no = "not every listed LUN is wanted";
+	else if (in->per_lun_refusal)
+		no = "the quirk database could refuse single LUNs by their INQUIRY data";
+	else if (!in->through_lun0)
+		no = "the target was not reached through LUN 0";
+	else if (left < PLAN_BATCH_MIN)
+		return false;
+	else if (!in->probed)
+		return false;
+	p->batch_decided = true;
+	if (no) {
+		say(why, "LUN by LUN: %s", no);
+		return false;
+	}
+	if (in->ms_left >= 0 &&
+	    (uint64_t)left * (in->slowest_ms ? in->slowest_ms : 1) > (uint64_t)in->ms_left) {
+		say(why,
+		    "LUN by LUN: %zu LUNs at up to %llu ms each may not fit the %lld ms the "
+		    "scan's time bounds leave",
+		    left, (unsigned long long)in->slowest_ms, in->ms_left);
+		return false;
+	}
+	say(why,
+	    "the %zu LUNs left of the list by one kernel target scan: nothing of the "
+	    "database or the policy refuses any of them",
+	    left);
+	return true;
+}

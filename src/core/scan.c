@@ -428,11 +428,21 @@ static bool lun_listed(const struct target_report *t, uint64_t lun)
 	return false;
 }
 
+/* @kernel_luns is sorted (kernel_attached()). */
 static ssize_t kernel_index(const struct target_report *t, uint64_t lun)
 {
-	for (size_t i = 0; i < t->nkernel_luns; i++)
-		if (t->kernel_luns[i] == lun)
-			return (ssize_t)i;
+	size_t lo = 0, hi = t->nkernel_luns;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->kernel_luns[mid] == lun)
+			return (ssize_t)mid;
+		if (t->kernel_luns[mid] < lun)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
@@ -972,6 +982,97 @@ static bool db_uses_identity(const struct quirk_db *db)
 	return false;
 }
 
+static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t, uint64_t **ret,
+			   size_t *ret_n, bool new_only);
+
+/* What the scan's time bounds leave, in ms, or -1 for none. */
+static long long ms_left(const struct host_scan *hs)
+{
+	const struct scan_options *o = &hs->ctx->opt;
+	uint64_t now = now_ms(), end = UINT64_MAX;
+
+	if (o->time_limit && o->deadline_ms < end)
+		end = o->deadline_ms;
+	if (o->host_timeout && hs->start_ms + (uint64_t)o->host_timeout * 1000 < end)
+		end = hs->start_ms + (uint64_t)o->host_timeout * 1000;
+	if (o->target_timeout && hs->target_start_ms + (uint64_t)o->target_timeout * 1000 < end)
+		end = hs->target_start_ms + (uint64_t)o->target_timeout * 1000;
+	if (end == UINT64_MAX)
+		return -1;
+	return end > now ? (long long)(end - now) : 0;
+}
+
+/* One kernel target scan for the rest of the list (plan_batch()): what it
+ * attached is the kernel's, taken or undone LUN by LUN as the plan walks
+ * the list. A write that fails leaves the walk to do it all. */
+static int batch_write(struct host_scan *hs, struct target_report *t, const char *why)
+{
+	uint64_t *luns = NULL;
+	size_t n = 0;
+	int r;
+
+	if (host_scan_write(hs, t->addr.channel, t->addr.id, UINT64_MAX) < 0)
+		return 0;
+	r = kernel_attached(hs, t->addr.channel, t->addr.id, &luns, &n, true);
+	if (r < 0)
+		return r;
+	/* Only what the kernel's scan added: not what this scan attached. */
+	for (size_t i = 0; i < n;) {
+		bool ours = luns[i] == t->probe_lun;
+
+		for (size_t k = 0; k < t->nluns && !ours; k++)
+			ours = t->luns[k].lun == luns[i];
+		if (ours)
+			memmove(&luns[i], &luns[i + 1], (--n - i) * sizeof(*luns));
+		else
+			i++;
+	}
+	t->kernel_kept = calloc(n ? n : 1, sizeof(*t->kernel_kept));
+	if (!t->kernel_kept) {
+		free(luns);
+		return -ENOMEM;
+	}
+	t->kernel_luns = luns;
+	t->nkernel_luns = n;
+	t->batched = true;
+	snprintf(t->batch_reason, sizeof(t->batch_reason), "%s", why);
+	slog(hs->ctx, LOG_DEBUG, "%u:%u:%u: %s: %zu attached", t->addr.host, t->addr.channel,
+	     t->addr.id, why, n);
+	return 0;
+}
+
+/* A probe of the plan; for a listed LUN, first whether the rest of the list
+ * goes to one kernel target scan, and how long each probe takes. */
+static int probe_listed(struct host_scan *hs, struct target_report *t, struct plan *p,
+			const struct plan_action *a, struct plan_batch_input *batch,
+			struct plan_outcome *o)
+{
+	char why[PLAN_REASON_LEN];
+	size_t writes;
+	uint64_t start;
+	int r;
+
+	if (strcmp(a->code, "listed") != 0)
+		return apply_probe(hs, t, a->lun, a->code, a->reason, o);
+	batch->ms_left = ms_left(hs);
+	if (plan_batch(p, batch, why)) {
+		r = batch_write(hs, t, why);
+		if (r < 0)
+			return r;
+	}
+	writes = hs->target_writes;
+	start = now_ms();
+	r = apply_probe(hs, t, a->lun, a->code, a->reason, o);
+	if (r == 0 && hs->target_writes != writes && o->kind == PLAN_OUT_PRESENT) {
+		uint64_t ms = now_ms() - start;
+
+		batch->probed++;
+		if (ms > batch->slowest_ms)
+			batch->slowest_ms = ms;
+	}
+	return r;
+}
+
 /*
  * One target, whose LUN @probe_lun is attached. @temporary: this scan
  * attached @probe_lun only to reach the target (REPORT LUNS well-known
@@ -992,6 +1093,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	char refusal[PLAN_REASON_LEN], mask_why[PLAN_REASON_LEN];
 	struct lunmask_verdict v0;
 	struct ghost_watch gw = { 0 };
+	struct plan_batch_input batch = { 0 };
 	struct plan p;
 	int fd = -1, r;
 
@@ -1067,6 +1169,10 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		if (r < 0)
 			goto out;
 	}
+	batch.through_lun0 =
+		t->probe_lun == 0 && in.lun0_present && !fate.detach && !t->nkernel_luns;
+	batch.dry_run = ctx->opt.dry_run;
+	batch.per_lun_refusal = quirk_db_refuses_per_lun(ctx->db);
 	plan_init(&p, &in);
 	for (;;) {
 		r = plan_step(&p, &o, &a);
@@ -1092,7 +1198,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		else if (fate.detach && a.lun == t->probe_lun)
 			o.kind = PLAN_OUT_PRESENT;
 		else
-			r = apply_probe(hs, t, a.lun, a.code, a.reason, &o);
+			r = probe_listed(hs, t, &p, &a, &batch, &o);
 		if (r == 0 && o.kind == PLAN_OUT_PRESENT && t->nluns &&
 		    t->luns[t->nluns - 1].lun == a.lun &&
 		    (t->luns[t->nluns - 1].outcome == LUN_ATTACHED ||
@@ -1147,8 +1253,17 @@ static bool any_lun_of(const struct scsi_addr *addrs, size_t n, unsigned int cha
 }
 
 /* The LUNs of one target attached now, in LUN order. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The LUNs of @c, @t attached now, sorted; with @new_only, without those
+ * attached when the host's scan started. */
 static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t, uint64_t **ret,
-			   size_t *ret_n)
+			   size_t *ret_n, bool new_only)
 {
 	struct scsi_addr *addrs = NULL;
 	uint64_t *luns = NULL;
@@ -1161,7 +1276,8 @@ static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *p;
 
-		if (addrs[i].channel != c || addrs[i].id != t)
+		if (addrs[i].channel != c || addrs[i].id != t ||
+		    (new_only && attached_before(hs, &addrs[i])))
 			continue;
 		p = realloc(luns, (count + 1) * sizeof(*p));
 		if (!p) {
@@ -1173,6 +1289,8 @@ static int kernel_attached(struct host_scan *hs, unsigned int c, unsigned int t,
 		luns[count++] = addrs[i].lun;
 	}
 	free(addrs);
+	if (count > 1)
+		qsort(luns, count, sizeof(*luns), cmp_u64);
 	*ret = luns;
 	*ret_n = count;
 	return 0;
@@ -1212,7 +1330,7 @@ static void reach_write(struct host_scan *hs, unsigned int c, unsigned int t,
 		free(*kluns);
 		*kluns = NULL;
 		*nkluns = 0;
-		r = kernel_attached(hs, c, t, kluns, nkluns);
+		r = kernel_attached(hs, c, t, kluns, nkluns, false);
 		if (r < 0) {
 			o->kind = REACH_OUT_ERROR;
 			o->error = r;

@@ -540,6 +540,93 @@ class Database(ScanTest):
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
 
+class OneWriteForATarget(ScanTest):
+    """When nothing refuses any listed LUN, the rest of a REPORT LUNS list
+    after the first listed LUN goes to one "C T -" write (the kernel's
+    target scan); each LUN is still looked at afterwards."""
+
+    def script(self, luns=40, extra="", host_extra=""):
+        return (f"host 0 max_id 1 max_lun 49410{host_extra}\n" +
+                "".join(f"lu 0:0:0:{n} vendor ACME model Big version 6 serial S{n} "
+                        f"naa 5000c5000000{n:04x}\n" for n in range(luns)) + extra)
+
+    def scans(self, t):
+        """The scan writes for target 0:0 (discovery also looks past it)."""
+        return [c for c in t.commands() if c.startswith("scan host0 0 0 ")]
+
+    def test_the_rest_of_the_list_in_one_write(self):
+        t = self.tree(self.script())
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), [f"0:0:0:{n}" for n in range(40)])
+        self.assertEqual(self.scans(t), ["scan host0 0 0 0", "scan host0 0 0 1",
+                                         "scan host0 0 0 -"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {n: "attached" for n in range(40)})
+        self.assertTrue(tgt["batched"])
+        self.assertIn("the 38 LUNs left of the list by one kernel target scan",
+                      tgt["batch_reason"])
+        self.assertEqual({lu["reason_code"] for lu in tgt["luns"][2:]}, {"kernel-scan"})
+        t = self.tree(self.script())
+        p = t.run("-v", rc=0)
+        self.assertIn("    attached: the 38 LUNs left of the list by one kernel target scan",
+                      p.stdout)
+
+    def test_a_listed_lun_the_kernel_left_out_is_tried_on_its_own(self):
+        # LUN 20 answers with qualifier 3: the kernel's target scan leaves it
+        t = self.tree(self.script(extra="lu 0:0:0:40 pq 3 version 6\n"
+                                        "report 0:0:0 list " +
+                                        ",".join(str(n) for n in range(41)) + "\n"))
+        r = t.json(rc=0)
+        scans = self.scans(t)
+        self.assertEqual(scans[:3], ["scan host0 0 0 0", "scan host0 0 0 1",
+                                     "scan host0 0 0 -"])
+        self.assertEqual(scans[3:], ["scan host0 0 0 40"])
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[40], "absent")
+
+    def test_few_luns_are_written_one_by_one(self):
+        t = self.tree(self.script(luns=17))
+        r = t.json(rc=0)
+        self.assertNotIn("scan host0 0 0 -", self.scans(t))
+        self.assertEqual(len(self.scans(t)), 17)
+        self.assertFalse(self.lun_outcomes(r, "0:0:0")[1]["batched"])
+
+    def test_ghosts_are_caught_before_the_kernel_attaches_them(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      "".join(f"lu 0:0:0:{n} vendor ACME model Ghost version 6 serial G "
+                              f"naa 5000c500deadbe01\n" for n in range(40)))
+        t.run(rc=1)
+        self.assertEqual(self.scans(t), ["scan host0 0 0 0", "scan host0 0 0 1"])
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
+    def test_policy_quirk_and_bounds_keep_it_lun_by_lun(self):
+        etc = tempfile.mkdtemp(prefix="scsi-scan-policy-")
+        self.addCleanup(shutil.rmtree, etc)
+        with open(os.path.join(etc, "50-mask.conf"), "w") as f:
+            f.write('lunmask "m" {\n\tdriver = "fake"\n\texclude_luns = { 30 }\n}\n')
+        t = self.tree(self.script())
+        t.run(quirks=(QUIRKS, etc), rc=0)
+        self.assertNotIn("scan host0 0 0 -", self.scans(t))
+        self.assertNotIn("0:0:0:30", t.devices())
+        self.assertEqual(len(t.devices()), 39)
+        with open(os.path.join(etc, "50-mask.conf"), "w") as f:
+            f.write('device "big" {\n\tvendor = "ACME"\n\tmodel = "Big"\n'
+                    '\tmax_lun = 35\n}\n')
+        t = self.tree(self.script())
+        t.run(quirks=(QUIRKS, etc), rc=0)
+        self.assertNotIn("scan host0 0 0 -", self.scans(t))
+        self.assertEqual(len(t.devices()), 36)
+        # 40 LUNs at 100 ms a write cannot fit a 2 s bound: one write could
+        # not be stopped when the bound is reached
+        t = self.tree(self.script(host_extra=" delay_ms 100"))
+        r = t.json("--target-timeout", "2", rc=1)
+        self.assertNotIn("scan host0 0 0 -", self.scans(t))
+        self.assertFalse(self.lun_outcomes(r, "0:0:0")[1]["batched"])
+        t = self.tree(self.script())
+        t.run("--dry-run", rc=0)
+        self.assertEqual(self.scans(t), [])
+
+
 class CompiledImage(ScanTest):
     """scsi-quirks compile: scsi-scan loads the image while every file and
     directory it was made from is unchanged, and the text otherwise."""

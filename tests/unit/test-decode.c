@@ -788,6 +788,181 @@ START_TEST(plan_reach_fates)
 }
 END_TEST
 
+/* plan_batch() after REPORT LUNS listed LUNs 0 to @listed - 1 and LUN 1
+ * was attached on its own: asked before the probe of LUN 2. */
+struct batch_case {
+	const char *what;
+	size_t listed;
+	uint64_t flags;
+	long long max_lun;
+	bool masked;
+	bool investigate;
+	struct plan_batch_input in;
+	bool batch;
+	const char *reason;
+};
+
+static const struct batch_case batch_cases[] = {
+	{ "nothing refuses: the kernel takes the rest",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = -1 },
+	  true,
+	  "the 62 LUNs left of the list by one kernel target scan" },
+	{ "it fits the time left",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = 620 },
+	  true,
+	  "one kernel target scan" },
+	{ "it may not fit the time left",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = 619 },
+	  false,
+	  "62 LUNs at up to 10 ms each may not fit the 619 ms" },
+	{ "a quirk flag",
+	  64,
+	  BLIST_SPARSELUN,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: the quirk database has an entry" },
+	{ "max_lun",
+	  64,
+	  0,
+	  100,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: the quirk database has an entry" },
+	{ "a lunmask entry",
+	  64,
+	  0,
+	  -1,
+	  true,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: lunmask entries apply" },
+	{ "investigation",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  true,
+	  { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: not every listed LUN is wanted" },
+	{ "per-LUN entries",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .per_lun_refusal = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: the quirk database could refuse single LUNs" },
+	{ "reached through another LUN",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: the target was not reached" },
+	{ "dry run",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .dry_run = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "LUN by LUN: a dry run" },
+	{ "too few left to be worth it",
+	  16,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  false,
+	  "" },
+	{ "no LUN attached on its own yet",
+	  64,
+	  0,
+	  -1,
+	  false,
+	  false,
+	  { .through_lun0 = true, .ms_left = -1 },
+	  false,
+	  "" },
+};
+
+START_TEST(plan_batches)
+{
+	const struct batch_case *c = &batch_cases[_i];
+	/* An entry for the target that lets every LUN through. */
+	static const struct lunmask_entry allows_all = {
+		.file = "t.conf", .line = 1, .title = "t", .iscsi_tpgt = -1, .channel = -1, .id = -1
+	};
+	const struct lunmask_entry *entry = &allows_all;
+	struct plan_input in = base(SCSI_LEVEL_SPC_5);
+	struct lunmask_set set = { &entry, c->masked ? 1 : 0 };
+	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
+	struct plan_batch_input later = c->in;
+	uint64_t luns[64];
+	char why[PLAN_REASON_LEN];
+	struct plan_action a;
+	struct plan p;
+
+	for (size_t i = 0; i < c->listed; i++)
+		luns[i] = i;
+	in.flags = c->flags;
+	in.max_lun = c->max_lun;
+	in.mask = &set;
+	in.investigate = c->investigate;
+	plan_init(&p, &in);
+	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+	ck_assert_int_eq(a.kind, PLAN_REPORT_LUNS);
+	o.kind = PLAN_OUT_REPORT_LUNS;
+	o.luns = luns;
+	o.count = c->listed;
+	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+	ck_assert_uint_eq(a.lun, 1);
+	o.kind = PLAN_OUT_PRESENT;
+	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+	ck_assert_uint_eq(a.lun, 2);
+	ck_assert_msg(plan_batch(&p, &c->in, why) == c->batch, "%s: '%s'", c->what, why);
+	ck_assert_msg(strstr(why, c->reason) && (*c->reason || !*why), "%s: '%s'", c->what, why);
+	/* Decided once: not asked again. Not yet decided: a later probe may. */
+	later.probed = 1;
+	if (*why)
+		ck_assert(!plan_batch(&p, &later, why));
+	else if (c->listed == 64)
+		ck_assert_msg(plan_batch(&p, &later, why), "%s, later: '%s'", c->what, why);
+	/* The plan goes on through the list either way. */
+	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
+	ck_assert_int_eq(a.kind, PLAN_PROBE);
+	ck_assert_uint_eq(a.lun, 3);
+	plan_free(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("decode");
@@ -817,6 +992,7 @@ int main(void)
 	tcase_add_test(tc, plan_reasons);
 	tcase_add_test(tc, plan_ghosts);
 	tcase_add_loop_test(tc, plan_reach_fates, 0, sizeof(fate_cases) / sizeof(fate_cases[0]));
+	tcase_add_loop_test(tc, plan_batches, 0, sizeof(batch_cases) / sizeof(batch_cases[0]));
 	tcase_add_loop_test(tc, plan_selected_lun, 0,
 			    sizeof(select_cases) / sizeof(select_cases[0]));
 	suite_add_tcase(s, tc);
