@@ -126,11 +126,18 @@ bench() {
 	ninja -C "$build" bench/bench-quirks >/dev/null
 	"$build/bench/bench-quirks" "$top/quirks.d"
 	echo
-	echo "== CPU instructions of a scan (callgrind, fake kernel, 1024 LUNs)"
+	echo "== CPU instructions of a scan (callgrind, fake kernel: 1 LUN, text and compiled"
+	echo "   database; 1024 LUNs)"
 	"$top/bench/callgrind-scan.sh" "$build" "$top/quirks.d"
 	echo
 	echo "== On the real kernel (QEMU TCG, 2 vCPUs), ratios against the kernel's own scan"
-	python3 "$top/bench/vm-bench.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
+	# scsi-scan linked statically as well, for the small scans' rows
+	local static=$build-static
+	[ -f "$static/build.ninja" ] ||
+		meson setup --prefix=/usr -Dstatic_scan=true -Dtests=disabled "$static" "$top" >/dev/null
+	ninja -C "$static" scsi-scan >/dev/null
+	python3 "$top/bench/vm-bench.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}" \
+		--static-build "$static"
 	echo
 	echo "== iSCSI target discovery (LIO and open-iscsi in the guest) against the kernel's"
 	python3 "$top/bench/vm-bench-iscsi.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-7}"

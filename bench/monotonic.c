@@ -8,11 +8,24 @@
  *   monotonic               print CLOCK_MONOTONIC in microseconds
  *   monotonic wait PATH...  stat every PATH each millisecond until all
  *                           exist (at most 600 s), then print the time
+ *   monotonic write FILE VALUE
+ *                           write VALUE to FILE (a sysfs scan file) and
+ *                           print how long the write took, in microseconds
+ *   monotonic run PROGRAM [ARG...]
+ *                           run PROGRAM (its output to /dev/null) and print
+ *                           how long it took from fork to exit, in
+ *                           microseconds; exit with its status
+ *
+ * write and run time the two sides of a comparison the same way, inside
+ * one process: the shell's own fork and pipe of $(...) are in neither.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static long long now_us(void)
 {
@@ -22,11 +35,62 @@ static long long now_us(void)
 	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+static int timed_write(const char *path, const char *value)
+{
+	long long start;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	start = now_us();
+	n = write(fd, value, strlen(value));
+	printf("%lld\n", now_us() - start);
+	close(fd);
+	return n < 0;
+}
+
+static int timed_run(char **argv)
+{
+	long long start = now_us();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("waitpid");
+		return 1;
+	}
+	printf("%lld\n", now_us() - start);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct timespec ms = { 0, 1000000 };
 	long long start = now_us();
 
+	if (argc == 4 && strcmp(argv[1], "write") == 0)
+		return timed_write(argv[2], argv[3]);
+	if (argc > 2 && strcmp(argv[1], "run") == 0)
+		return timed_run(argv + 2);
 	if (argc > 1 && strcmp(argv[1], "wait") == 0) {
 		for (int i = 2; i < argc; i++) {
 			struct stat st;
