@@ -96,6 +96,19 @@ int identity_set_vpd80(struct lun_identity *id, const uint8_t *page, size_t len)
 int identity_set_vpd83(struct lun_identity *id, const uint8_t *page, size_t len);
 
 /**
+ * identity_designators_differ() - whether VPD 0x83 alone tells two LUNs apart
+ * @a: one identity (its designators at least)
+ * @b: the other
+ *
+ * True when both report a designator of some type, and for every type both
+ * report the sets differ: ghost_judge() then says GHOST_DISTINCT whatever
+ * the INQUIRY data and serials, so they need not be read.
+ *
+ * Return: true if they differ so.
+ */
+bool identity_designators_differ(const struct lun_identity *a, const struct lun_identity *b);
+
+/**
  * designator_unique() - whether a designator type names one logical unit
  *	worldwide
  * @type: DESIGNATOR_*

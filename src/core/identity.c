@@ -182,6 +182,22 @@ static bool has_type(const struct lun_identity *id, uint8_t type)
 	return false;
 }
 
+bool identity_designators_differ(const struct lun_identity *a, const struct lun_identity *b)
+{
+	bool common = false;
+
+	for (size_t i = 0; i < a->ndesignators; i++) {
+		uint8_t type = a->designators[i].type;
+
+		if (!has_type(b, type))
+			continue;
+		common = true;
+		if (!lacking(a, b, type) && !lacking(b, a, type))
+			return false;
+	}
+	return common;
+}
+
 static void inquiry_words(const struct lun_identity *id, char *buf, size_t len)
 {
 	struct inquiry inq;

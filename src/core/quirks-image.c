@@ -37,7 +37,7 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
-	if (o->failed)
+	if (o->failed || !n)
 		return;
 	if (o->len + n > o->size) {
 		size_t size = o->size ? o->size * 2 : 4096;

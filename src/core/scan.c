@@ -751,6 +751,7 @@ struct ghost_watch {
 	uint64_t prev_lun;
 	bool has_ref;
 	bool has_prev;
+	bool prev_partial;
 	bool all;
 	struct lun_identity *seen;
 	uint64_t *seen_lun;
@@ -783,35 +784,41 @@ static int remember(struct ghost_watch *w, const struct lun_identity *id, uint64
 /*
  * A LUN's identity from the copies of INQUIRY and VPD pages 0x80 and 0x83
  * the kernel keeps in sysfs (it reads the pages when it attaches a LUN
- * that has them): no command is sent. With @against, the pages are read
- * only when the INQUIRY data equals that of a LUN it holds: otherwise
- * they cannot change the verdict.
+ * that has them): no command is sent. @pages: which to read (IDENTITY_*);
+ * what is read already in @id is not read again.
  */
-static int read_identity(const struct scan_ctx *ctx, const struct scsi_addr *a,
-			 const struct ghost_watch *against, struct lun_identity *id)
+#define IDENTITY_INQUIRY 1u
+#define IDENTITY_VPD80 2u
+#define IDENTITY_VPD83 4u
+#define IDENTITY_ALL (IDENTITY_INQUIRY | IDENTITY_VPD80 | IDENTITY_VPD83)
+
+static int read_identity(const struct scan_ctx *ctx, const struct scsi_addr *a, unsigned int pages,
+			 struct lun_identity *id)
 {
 	uint8_t buf[1024];
 	char name[32];
 	int n;
 
-	memset(id, 0, sizeof(*id));
 	scsi_addr_format(a, name, sizeof(name));
-	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry", name);
-	if (n <= 0)
-		return n < 0 ? n : -ENODATA;
-	identity_set_inquiry(id, buf, (size_t)n);
-	if (against &&
-	    !(against->has_ref && id->inquiry_len == against->ref.inquiry_len &&
-	      !memcmp(id->inquiry, against->ref.inquiry, id->inquiry_len)) &&
-	    !(against->has_prev && id->inquiry_len == against->prev.inquiry_len &&
-	      !memcmp(id->inquiry, against->prev.inquiry, id->inquiry_len)))
-		return 0;
-	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg80", name);
-	if (n > 0)
-		identity_set_vpd80(id, buf, (size_t)n);
-	n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg83", name);
-	if (n > 0)
-		identity_set_vpd83(id, buf, (size_t)n);
+	if ((pages & IDENTITY_INQUIRY) && !id->has_inquiry) {
+		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
+				   name);
+		if (n <= 0)
+			return n < 0 ? n : -ENODATA;
+		identity_set_inquiry(id, buf, (size_t)n);
+	}
+	if ((pages & IDENTITY_VPD80) && !id->has_serial) {
+		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg80",
+				   name);
+		if (n > 0)
+			identity_set_vpd80(id, buf, (size_t)n);
+	}
+	if ((pages & IDENTITY_VPD83) && !id->ndesignators) {
+		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg83",
+				   name);
+		if (n > 0)
+			identity_set_vpd83(id, buf, (size_t)n);
+	}
 	return 0;
 }
 
@@ -836,15 +843,62 @@ static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
  * investigation, any earlier one's). An identity that cannot be read
  * tells nothing.
  */
+/* Whether @id's INQUIRY data equals that of the reference or the last LUN:
+ * otherwise its VPD pages cannot change the verdict. */
+static bool inquiry_seen(const struct ghost_watch *w, const struct lun_identity *id)
+{
+	return (w->has_ref && id->inquiry_len == w->ref.inquiry_len &&
+		!memcmp(id->inquiry, w->ref.inquiry, id->inquiry_len)) ||
+	       (w->has_prev && id->inquiry_len == w->prev.inquiry_len &&
+		!memcmp(id->inquiry, w->prev.inquiry, id->inquiry_len));
+}
+
+/* Reads of a LUN's identity as few as the verdict allows: VPD 0x83 first,
+ * which alone tells apart the LUNs of an array (each its own designator);
+ * then INQUIRY; the serial only when both leave a doubt. The last LUN's
+ * identity may be partial so: before it is judged against, it is read
+ * whole. Return: 1 when the identity read tells @id from both LUNs it is
+ * compared with (nothing to judge), 0 when it must be judged, or -errno. */
+static int watch_read(const struct scan_ctx *ctx, struct target_report *t, struct ghost_watch *w,
+		      uint64_t lun, struct lun_identity *id)
+{
+	struct scsi_addr a = addr_of(t, lun);
+	bool prev_counts = w->has_prev && w->prev_lun != w->ref_lun;
+	int r;
+
+	memset(id, 0, sizeof(*id));
+	if (w->all || !w->has_ref)
+		return read_identity(ctx, &a, IDENTITY_ALL, id);
+	r = read_identity(ctx, &a, IDENTITY_VPD83, id);
+	if (r < 0)
+		return r;
+	if (identity_designators_differ(&w->ref, id) &&
+	    (!prev_counts || identity_designators_differ(&w->prev, id)))
+		return 1;
+	if (prev_counts && w->prev_partial) {
+		struct scsi_addr pa = addr_of(t, w->prev_lun);
+
+		if (read_identity(ctx, &pa, IDENTITY_ALL, &w->prev) == 0)
+			w->prev_partial = false;
+	}
+	r = read_identity(ctx, &a, IDENTITY_INQUIRY, id);
+	if (r < 0)
+		return r;
+	if (!inquiry_seen(w, id))
+		return 1;
+	return read_identity(ctx, &a, IDENTITY_VPD80, id);
+}
+
 static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t, struct ghost_watch *w,
 		       uint64_t lun, struct plan_outcome *o)
 {
-	struct scsi_addr a = addr_of(t, lun);
 	struct ghost_evidence ev;
 	struct lun_identity id;
 	size_t n = w->all ? w->nseen : 2;
+	int r;
 
-	if (read_identity(ctx, &a, w->all ? NULL : w, &id) < 0)
+	r = watch_read(ctx, t, w, lun, &id);
+	if (r < 0)
 		return 0;
 	if (!w->has_ref) {
 		w->ref = id;
@@ -852,6 +906,8 @@ static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t, stru
 		w->has_ref = true;
 		return remember(w, &id, lun);
 	}
+	if (r == 1)
+		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct lun_identity *against = w->all ? &w->seen[i] : i ? &w->prev : &w->ref;
 		uint64_t against_lun = w->all ? w->seen_lun[i] : i ? w->prev_lun : w->ref_lun;
@@ -871,6 +927,7 @@ static int watch_ghost(const struct scan_ctx *ctx, struct target_report *t, stru
 	w->prev = id;
 	w->prev_lun = lun;
 	w->has_prev = true;
+	w->prev_partial = r == 1;
 	return remember(w, &id, lun);
 }
 
@@ -1162,7 +1219,8 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		snprintf(t->reach_reason, sizeof(t->reach_reason), "%s", fate.reach);
 
 	gw.all = ctx->opt.investigate;
-	if (!temporary && !ctx->opt.dry_run && read_identity(ctx, &pa, NULL, &gw.ref) == 0) {
+	if (!temporary && !ctx->opt.dry_run &&
+	    read_identity(ctx, &pa, IDENTITY_ALL, &gw.ref) == 0) {
 		gw.ref_lun = t->probe_lun;
 		gw.has_ref = true;
 		r = remember(&gw, &gw.ref, gw.ref_lun);

@@ -821,6 +821,19 @@ class Ghosts(ScanTest):
         self.assertIn("scsi-quirks suggest 0:0:0", p.stderr)
         self.assertIn("GHOST LUNs", p.stdout)
 
+    def test_ghost_of_a_lun_unlike_lun_0(self):
+        # LUN 2 repeats LUN 1, whose INQUIRY differs from LUN 0's: LUN 1's
+        # identity must be whole when LUN 2 is judged against it
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor ACME model Ctl version 5 serial C0 naa 5000c50000000c00\n"
+                      "lu 0:0:0:1 vendor ACME model Disk version 5 serial D1 naa 5000c50000000d01\n"
+                      "lu 0:0:0:2 vendor ACME model Disk version 5 serial D1 naa 5000c50000000d01\n")
+        r = t.json(rc=1)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached", 1: "detached", 2: "detached"})
+        g = tgt["ghosts"][0]
+        self.assertEqual((g["lun"], g["same_as"], g["rule"]), (2, 1, "all-identical"))
+
     def test_attach_ghosts(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n" +
                       self.lus(0, range(4), "GH01", "5000c500deadbe01"))

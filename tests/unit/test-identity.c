@@ -51,27 +51,32 @@ static const struct judge_case {
 	enum ghost_verdict verdict;
 	const char *rule;
 	const char *evidence;
+	/* VPD 0x83 alone decides (identity_designators_differ()); QEMU's
+	 * T10 designator is the same for LUNs of one serial, so it does not */
+	bool designators_decide;
 } judge_cases[] = {
 	{ "QEMU: one serial and one wwn on LUNs 0 and 1", "qemu-0", "0:0:0:0", "qemu-0", "0:0:0:1",
-	  GHOST_SAME, "all-identical", "VPD 0x83 naa.5000c500deadbe01 identical" },
+	  GHOST_SAME, "all-identical", "VPD 0x83 naa.5000c500deadbe01 identical", false },
 	{ "QEMU: one serial, two wwns (an array's shared serial)", "qemu-0", "0:0:1:0", "qemu-0",
 	  "0:0:1:1", GHOST_DISTINCT, "designator-differs",
-	  "naa.5000c500deadbe10 differs from naa.5000c500deadbe11" },
+	  "naa.5000c500deadbe10 differs from naa.5000c500deadbe11", false },
 	{ "QEMU: neither serial nor wwn", "qemu-0", "0:0:2:0", "qemu-0", "0:0:2:1", GHOST_UNKNOWN,
-	  "no-identity", "no serial or designator" },
+	  "no-identity", "no serial or designator", false },
 	{ "scsi_debug: NAA per LUN", "sd-default", "1:0:0:0", "sd-default", "1:0:0:1",
-	  GHOST_DISTINCT, "designator-differs", "VPD 0x80 serial '4000' differs from '4001'" },
+	  GHOST_DISTINCT, "designator-differs", "VPD 0x80 serial '4000' differs from '4001'",
+	  true },
 	{ "scsi_debug uuid_ctl=1: a UUID per LUN", "sd-uuid1", "1:0:0:0", "sd-uuid1", "1:0:0:1",
-	  GHOST_DISTINCT, "designator-differs", "uuid." },
+	  GHOST_DISTINCT, "designator-differs", "uuid.", true },
 	{ "scsi_debug uuid_ctl=2: one UUID, serials differ", "sd-uuid2", "1:0:0:0", "sd-uuid2",
 	  "1:0:0:1", GHOST_CONFLICT, "name-conflict",
-	  "VPD 0x83 uuid.cc6ee07de3c440ff8dfe68106bf48c98 identical" },
+	  "VPD 0x83 uuid.cc6ee07de3c440ff8dfe68106bf48c98 identical", false },
 	{ "scsi_debug SCSI-2: no VPD at all", "sd-scsi2", "1:0:0:0", "sd-scsi2", "1:0:0:1",
-	  GHOST_UNKNOWN, "no-identity", "INQUIRY identical ('CHINON' 'CDROM' '0191', type 5)" },
+	  GHOST_UNKNOWN, "no-identity", "INQUIRY identical ('CHINON' 'CDROM' '0191', type 5)",
+	  false },
 	{ "different devices", "qemu-0", "0:0:0:0", "sd-default", "1:0:0:0", GHOST_DISTINCT,
-	  "inquiry-differs", "INQUIRY data differs" },
+	  "inquiry-differs", "INQUIRY data differs", true },
 	{ "a LUN against itself", "sd-default", "1:0:0:1", "sd-default", "1:0:0:1", GHOST_SAME,
-	  "all-identical", "VPD 0x83 naa.3333333000000fa1 identical" },
+	  "all-identical", "VPD 0x83 naa.3333333000000fa1 identical", false },
 };
 
 START_TEST(judge_captured)
@@ -91,6 +96,12 @@ START_TEST(judge_captured)
 	/* The judgement does not depend on the order. */
 	ghost_judge(&b, &a, &ev);
 	ck_assert_int_eq(ev.verdict, c->verdict);
+	/* Where VPD 0x83 alone decides, the scan reads nothing more: it must
+	 * be the verdict the whole identity gives. */
+	ck_assert_msg(identity_designators_differ(&a, &b) == c->designators_decide, "%s", c->what);
+	ck_assert_int_eq(identity_designators_differ(&b, &a), c->designators_decide);
+	if (c->designators_decide)
+		ck_assert_int_eq(c->verdict, GHOST_DISTINCT);
 }
 END_TEST
 
