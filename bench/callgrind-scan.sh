@@ -44,7 +44,7 @@ measure() { # NAME LUNS IMAGE
 		echo "callgrind: no LUN attached: the fake kernel was not in effect" >&2
 		exit 1
 	fi
-	callgrind_annotate --inclusive=yes "$root"/cg.out 2>/dev/null >"$root"/cg.txt
+	callgrind_annotate --inclusive=yes --threshold=100 "$root"/cg.out 2>/dev/null >"$root"/cg.txt
 	total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$root"/cg.txt | tr -d ,)
 	for fn in write ioctl; do
 		v=$(incl "$root"/cg.txt "fake-kernel\.c:$fn ")
@@ -53,7 +53,7 @@ measure() { # NAME LUNS IMAGE
 	ours=$((total - fake))
 	# _dl_start: the loader's relocation of the program and its libraries
 	ld=$(incl "$root"/cg.txt " (/[^ ]*/)?ld-linux[^ ]*:_dl_start |rtld\.c:_dl_start ")
-	db=$(incl "$root"/cg.txt "scsi-scan\.c:load_quirks ")
+	db=$(incl "$root"/cg.txt "quirks-image\.c:quirk_db_open ")
 	printf 'callgrind: %-28s %5d LUNs %11d instructions (%d per LUN); loader %d, database %d\n' \
 		"$name" "$n" "$ours" $((ours / n)) "${ld:-0}" "${db:-0}"
 }
