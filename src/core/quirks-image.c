@@ -57,22 +57,24 @@ static void put(struct out *o, const void *p, size_t n)
 	o->len += n;
 }
 
-static void put_u64(struct out *o, uint64_t v)
+/* @n bytes of @v, least significant first */
+static void put_le(struct out *o, uint64_t v, size_t n)
 {
 	uint8_t b[8];
 
-	for (int i = 0; i < 8; i++)
+	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	put(o, b, 8);
+	put(o, b, n);
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	put_le(o, v, 8);
 }
 
 static void put_u32(struct out *o, uint32_t v)
 {
-	uint8_t b[4];
-
-	for (int i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(o, b, 4);
+	put_le(o, v, 4);
 }
 
 static void put_str(struct out *o, const char *s)
@@ -175,34 +177,29 @@ struct in {
 	bool bad;
 };
 
-static uint64_t get_u64(struct in *in)
+static uint64_t get_le(struct in *in, size_t n)
 {
 	uint64_t v = 0;
 
-	if (in->left < 8) {
+	if (in->left < n) {
 		in->bad = true;
 		return 0;
 	}
-	for (int i = 0; i < 8; i++)
+	for (size_t i = 0; i < n; i++)
 		v |= (uint64_t)in->p[i] << (8 * i);
-	in->p += 8;
-	in->left -= 8;
+	in->p += n;
+	in->left -= n;
 	return v;
+}
+
+static uint64_t get_u64(struct in *in)
+{
+	return get_le(in, 8);
 }
 
 static uint32_t get_u32(struct in *in)
 {
-	uint32_t v = 0;
-
-	if (in->left < 4) {
-		in->bad = true;
-		return 0;
-	}
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)in->p[i] << (8 * i);
-	in->p += 4;
-	in->left -= 4;
-	return v;
+	return (uint32_t)get_le(in, 4);
 }
 
 /* A count of records at least @min bytes each: more than the bytes left
