@@ -82,7 +82,7 @@ while [ $i -lt $ROUNDS ]; do
 		udevadm settle -t 300
 		for d in /sys/bus/scsi/devices/$h:*; do [ -e "$d" ] && echo 1 > $d/delete; done
 		udevadm settle -t 300
-		rmmod scsi_debug
+		rmmod_wait scsi_debug
 		udevadm settle -t 60
 	done
 	i=$((i + 1))

@@ -90,7 +90,7 @@ one_host() {
 		fi
 		echo "@@B $name round=$i kernel_us=$k ours_us=$o kluns=$(count_luns $ha) oluns=$(count_luns $hb)"
 		udevadm settle -t 60
-		rmmod scsi_debug
+		rmmod_wait scsi_debug
 		i=$((i + 1))
 	done
 }
@@ -106,7 +106,7 @@ many_hosts() {
 		t1=$(wait_until $last)
 		echo "@@B many-hosts round=$i ${who}_us=$((t1 - t0))"
 		udevadm settle -t 60
-		rmmod scsi_debug
+		rmmod_wait scsi_debug
 		udevadm settle -t 60
 		i=$((i + 1))
 	done
@@ -165,7 +165,7 @@ for luns in 1 8; do
 		i=$((i + 1))
 	done
 	delete_luns $ha $hb $hc
-	rmmod scsi_debug
+	rmmod_wait scsi_debug
 done
 # Where the fixed cost goes: a program that does nothing, scsi-scan that
 # only starts, and that only loads the database (no such host).
@@ -201,7 +201,7 @@ while [ $i -lt $PEER_ROUNDS ]; do
 	i=$((i + 1))
 done
 delete_luns $ha $hb $hc
-rmmod scsi_debug
+rmmod_wait scsi_debug
 
 # System calls, sysfs writes and forks of one scan of 128 LUNs.
 before=$(all_hosts)
@@ -210,14 +210,14 @@ set -- $(new_hosts "$before")
 strace -f -c -o /tmp/strace.txt scsi-scan host$1 > /dev/null
 sed 's/^/@@S /' /tmp/strace.txt
 udevadm settle -t 30
-rmmod scsi_debug
+rmmod_wait scsi_debug
 before=$(all_hosts)
 insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=128 no_uld=1
 set -- $(new_hosts "$before")
 strace -f -e trace=write -o /tmp/strace-w.txt scsi-scan host$1 > /dev/null 2>&1
 echo "@@W writes=$(grep -c 'write(' /tmp/strace-w.txt) scanwrites=$(grep -c '"0 0 [0-9]*\\n"' /tmp/strace-w.txt) targetwrites=$(grep -c '"0 0 -\\n"' /tmp/strace-w.txt)"
 udevadm settle -t 30
-rmmod scsi_debug
+rmmod_wait scsi_debug
 
 # Many hosts in the same boot: module load to the last LUN of 8 hosts x 128;
 # the kernel scanning the 8 hosts at once (one "- - -" write per host, in
@@ -245,7 +245,7 @@ while [ $i -lt $CROSS_ROUNDS ]; do
 	if [ $who = ours ]; then kill $MH; fi
 	wait
 	udevadm settle -t 60
-	rmmod scsi_debug
+	rmmod_wait scsi_debug
 	udevadm settle -t 60
 	i=$((i + 1))
 done
@@ -258,7 +258,7 @@ echo "@@M idle $(grep VmRSS /proc/$PID/status | tr -s ' \t' ' ')"
 insmod /lib/test-modules/scsi_debug.ko add_host=0 delay=0 max_luns=8 no_uld=1
 hotplug_rounds ours
 udevadm settle -t 60
-rmmod scsi_debug
+rmmod_wait scsi_debug
 udevadm settle -t 60
 
 # Many hosts: 8 hosts of 128 LUNs, module load to the last LUN.

@@ -61,7 +61,7 @@ scsi-scan -v host$HB > /tmp/b.txt 2>&1; rc=$?
 echo "@@F unit-attention rc=$rc t=$(( $(uptime_cs) - t0 )) luns=$(luns $HB)"
 
 # 4. Medium errors on every read: scanning reads no medium; it goes on.
-rmmod scsi_debug
+rmmod_wait scsi_debug
 insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=4 scsi_level=5 every_nth=1 opts=2
 H=$(for h in /sys/class/scsi_host/host*; do echo ${h##*/host}; done | sort -n | tail -1)
 t0=$(uptime_cs)

@@ -203,7 +203,7 @@ def sd_script(scenarios):
             lines.append(f"suggest_check {q(s.name)} $ho")
         if s.post:
             lines.append(s.post)
-        lines.append("rmmod scsi_debug")
+        lines.append("rmmod_wait scsi_debug")
     return "\n".join(lines) + "\n"
 
 

@@ -186,6 +186,17 @@ for m in $(cat /lib/test-modules/order); do
 	*) insmod /lib/test-modules/$m.ko ;;
 	esac
 done
+# rmmod_wait MODULE: busybox rmmod does not wait; a module still held for a
+# moment (sd finishing an asynchronous probe, a device just closed) fails
+# with EAGAIN. Retry for up to 10 s, then say so for the test to fail on.
+rmmod_wait() {
+	n=0
+	while ! rmmod $1 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -ge 100 ] && { echo "@@UNLOAD-FAILED $1"; return 1; }
+		sleep 0.1
+	done
+}
 echo "@@BOOTED $(uname -r) scan=$(cat /sys/module/scsi_mod/parameters/scan)"
 """
 
@@ -405,6 +416,10 @@ class Checks:
             self.failed.append(name)
 
     def finish(self, out, tail=60):
+        stuck = re.findall(r"^@@UNLOAD-FAILED (\S+)", out, re.M)
+        if stuck:
+            self.check("unload", False, f"the guest could not unload {', '.join(stuck)} "
+                       "within 10 s: the scenarios after it ran on a stale module")
         if self.failed:
             print("\n".join(ln[:400] for ln in out.splitlines()[-tail:]))
         print(f"{self.series}: {self.suite} {self.passed} passed, {len(self.failed)} failed, "
