@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz-match.h"
 #include "quirks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -19,7 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct quirk_device dev = { .vendor = "ACME", .model = "Disk", .type = 0 };
 	struct quirk_diags diags = { 0 };
 	struct quirk_db *db = NULL;
-	struct quirk_match m;
 	int r;
 
 	r = quirk_db_image_decode(data, size, dirs, 0, &db);
@@ -27,16 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (r != 0)
 		return 0;
-	if (quirk_db_finalize(db, &diags) == 0) {
-		for (size_t i = 0; i < quirk_db_count(db); i++) {
-			const struct quirk_entry *e = quirk_db_entry(db, i);
-
-			dev.vendor = e->vendor;
-			dev.model = e->model;
-			if (quirk_db_match(db, &dev, &m) == 0)
-				quirk_match_clear(&m);
-		}
-	}
+	if (quirk_db_finalize(db, &diags) == 0)
+		fuzz_match_every_entry(db, &dev);
 	quirk_diags_clear(&diags);
 	quirk_db_unref(db);
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-match.h"
 #include "quirks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -17,21 +18,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct quirk_diags diags = { 0 };
 	struct quirk_db *db = quirk_db_new();
-	struct quirk_match m;
 	char *s;
 
 	if (!db)
 		return 0;
 	quirk_db_add_buffer(db, "fuzz.conf", (const char *)data, size, &diags);
 	if (quirk_db_finalize(db, &diags) == 0) {
-		for (size_t i = 0; i < quirk_db_count(db); i++) {
-			const struct quirk_entry *e = quirk_db_entry(db, i);
-
-			dev.vendor = e->vendor;
-			dev.model = e->model;
-			if (quirk_db_match(db, &dev, &m) == 0)
-				quirk_match_clear(&m);
-		}
+		fuzz_match_every_entry(db, &dev);
 		if (quirk_dev_flags_export(db, &s, &diags) == 0)
 			free(s);
 	}
