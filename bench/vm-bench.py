@@ -51,6 +51,9 @@ CROSS_ROUNDS = ROUNDS * 2 + 1
 # A 1024-LUN round moves by up to 40 % under TCG while the targets are
 # 5 and 10 %: 5 rounds cannot tell them apart, 15 can.
 ONE_HOST_ROUNDS = max(ROUNDS * 3, 15)
+# A hotplug of 8 LUNs takes about 0.1 s and is compared across boots,
+# where its target asks for a spread that stays below 1.1: many rounds.
+HOTPLUG_ROUNDS = max(CROSS_ROUNDS, 31)
 
 COMMON = r"""
 SD=/sys/bus/pseudo/drivers/scsi_debug
@@ -117,7 +120,7 @@ hotplug_rounds() {
 	for luns in 8 512; do
 		echo $luns > $P/max_luns
 		i=0
-		rounds=$CROSS_ROUNDS; [ $luns -gt 8 ] && rounds=$ROUNDS
+		rounds=$HOTPLUG_ROUNDS; [ $luns -gt 8 ] && rounds=$ROUNDS
 		while [ $i -lt $rounds ]; do
 			before=$(all_hosts)
 			t0=$(now); echo 1 > $SD/add_host
@@ -308,7 +311,8 @@ def run_boot(name, script, scan_mode, vmlinuz, moddir, staging, tmp):
     initrd = os.path.join(tmp, f"initrd-{name}.cpio")
     init = vmlib.INIT_HEAD.replace("${SCSI_SCAN_MODE:-manual}", scan_mode)
     counts = (f"ROUNDS={ROUNDS}\nSMALL_ROUNDS={SMALL_ROUNDS}\nPEER_ROUNDS={PEER_ROUNDS}\n"
-              f"CROSS_ROUNDS={CROSS_ROUNDS}\nONE_HOST_ROUNDS={ONE_HOST_ROUNDS}\n")
+              f"CROSS_ROUNDS={CROSS_ROUNDS}\nONE_HOST_ROUNDS={ONE_HOST_ROUNDS}\n"
+              f"HOTPLUG_ROUNDS={HOTPLUG_ROUNDS}\n")
     vmlib.build_initramfs(initrd, staging, modules,
                           init + counts + script + vmlib.INIT_TAIL,
                           programs=["/bin/udevadm", "/usr/bin/strace", "/bin/bash",
@@ -351,6 +355,26 @@ def med_ms(v):
     return statistics.median(v) / 1000 if v else float("nan")
 
 
+def quartiles(v):
+    """First and third quartile of at least two values."""
+    q = statistics.quantiles(v, n=4)
+    return q[0], q[2]
+
+
+def ratio_spread(kernel, ours, same_boot):
+    """Where the ratio ours/kernel lies, as an interquartile range: in one
+    boot the quartiles of the per-round ratios (round i of each side ran
+    back to back); across boots the rounds do not pair, so ours' quartiles
+    against the kernel's (ours Q1 / kernel Q3 to ours Q3 / kernel Q1)."""
+    if len(kernel) < 2 or len(ours) < 2:
+        return float("nan"), float("nan")
+    if same_boot and len(kernel) == len(ours):
+        return quartiles([o / k for k, o in zip(kernel, ours)])
+    k1, k3 = quartiles(kernel)
+    o1, o3 = quartiles(ours)
+    return o1 / k3, o3 / k1
+
+
 def main():
     start = time.monotonic()
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
@@ -384,8 +408,14 @@ def main():
         # The ratio of each side's extremes: where the spread could put it.
         lo = min(ours) / max(kernel) if kernel and ours else float("nan")
         hi = max(ours) / min(kernel) if kernel and ours else float("nan")
-        verdict = "met" if ratio <= target else "MISSED"
-        rows.append((name, spread(kernel), spread(ours), ratio, lo, hi, target, verdict,
+        q1, q3 = ratio_spread(kernel, ours, how.startswith("same boot"))
+        if ratio > target:
+            verdict = "MISSED"
+        elif q3 <= target:
+            verdict = "met"
+        else:
+            verdict = "met, spread crosses"
+        rows.append((name, spread(kernel), spread(ours), ratio, q1, q3, lo, hi, target, verdict,
                      len(ours), how))
 
     def same_luns(out, name):
@@ -415,15 +445,19 @@ def main():
         row(f"hotplug, {n} LUNs: sync scan vs daemon", values(sync, f"hotplug-{n}", "kernel_us"),
             values(manual, f"hotplug-{n}", "ours_us"), 1.1, "across boots")
 
-    print(f"\nLinux {release}, QEMU TCG, 2 vCPUs; ms, median (min-max); ratio of the medians, "
-          f"and of the extremes (ours min / kernel max - ours max / kernel min)\n")
+    print(f"\nLinux {release}, QEMU TCG, 2 vCPUs; ms, median (min-max); ratio of the medians; "
+          f"its spread as an interquartile range (same boot: of the per-round ratios; across "
+          f"boots: ours Q1 / kernel Q3 - ours Q3 / kernel Q1); the extremes (ours min / kernel "
+          f"max - ours max / kernel min); 'met' when the ratio and the spread's upper end are "
+          f"within the target\n")
     if len(BOOTS) < 4:
         print(f"boots run: {', '.join(BOOTS)}; the rows of the others are left out\n")
-    print("| benchmark | rounds | how | kernel | ours | ratio | extremes | target | result |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, k, o, ratio, lo, hi, target, verdict, n, how in rows:
-        print(f"| {name} | {n} | {how} | {k} | {o} | {ratio:.2f} | {lo:.2f}-{hi:.2f} | "
-              f"{target:.2f} | {verdict} |")
+    print("| benchmark | rounds | how | kernel | ours | ratio | spread | extremes | target | "
+          "result |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, k, o, ratio, q1, q3, lo, hi, target, verdict, n, how in rows:
+        print(f"| {name} | {n} | {how} | {k} | {o} | {ratio:.2f} | {q1:.2f}-{q3:.2f} | "
+              f"{lo:.2f}-{hi:.2f} | {target:.2f} | {verdict} |")
 
     if not manual:
         print(f"\n(ran {time.monotonic() - start:.0f} s)")
