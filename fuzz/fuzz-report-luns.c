@@ -14,9 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t *luns = NULL;
 	size_t n = 0, needed;
+	bool complete;
 
-	if (report_luns_decode(data, size, &luns, &n, &needed) == 0) {
-		if (n > (size - 8) / 8)
+	if (report_luns_decode(data, size, &luns, &n, &needed, &complete) == 0) {
+		if (n > (size - 8) / 8 || complete != (needed <= size))
 			__builtin_trap();
 		for (size_t i = 0; i < n; i++) {
 			uint8_t b[8];

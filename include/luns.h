@@ -64,6 +64,9 @@ bool lun_scan_writable(uint64_t lun);
  * @ret_count: entries in it
  * @ret_needed: the buffer length the device's list needs (header + list
  *	length), to re-issue the command with a larger buffer
+ * @ret_complete: set to whether @len held the whole list the header
+ *	announces; a list that is not whole names only some of the target's
+ *	LUNs, so no LUN may be taken as gone for its absence from it
  *
  * Only whole entries inside @len are decoded, whatever the list length
  * field claims. Duplicates are removed, keeping the first.
@@ -71,6 +74,6 @@ bool lun_scan_writable(uint64_t lun);
  * Return: 0, -EINVAL if @len is below the 8-byte header, -ENOMEM.
  */
 int report_luns_decode(const uint8_t *buf, size_t len, uint64_t **ret_luns, size_t *ret_count,
-		       size_t *ret_needed);
+		       size_t *ret_needed, bool *ret_complete);
 
 #endif

@@ -152,8 +152,13 @@ struct ghost_report {
  * @method_reason: why that way
  * @end_code: why the scan of the target ended, as a token (plan.h)
  * @end_reason: why the scan of the target ended
+ * @report_read: a REPORT LUNS list was read (@reported may be empty)
  * @reported: REPORT LUNS list, if one was read
  * @nreported: its length
+ * @report_complete: @reported is the whole list its header announced (a
+ *	transfer cut short twice is not: no LUN is removed on its account)
+ * @removal_refused: --remove was asked, but @reported was not whole:
+ *	nothing was removed (a failure of the target)
  * @report_luns_failed: REPORT LUNS was sent and failed
  * @report_luns_error: how, in words
  * @luns: every LUN tried, skipped or removed, in order
@@ -198,8 +203,11 @@ struct target_report {
 	char method_reason[PLAN_REASON_LEN];
 	const char *end_code;
 	char end_reason[PLAN_REASON_LEN];
+	bool report_read;
 	uint64_t *reported;
 	size_t nreported;
+	bool report_complete;
+	bool removal_refused;
 	bool report_luns_failed;
 	char report_luns_error[PLAN_REASON_LEN];
 	struct lun_report *luns;

@@ -70,10 +70,15 @@ int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t 
  * @err: filled on failure
  *
  * Starts with the kernel's 4096-byte buffer and grows it to the length the
- * device reports (at most SGIO_REPORT_LUNS_MAX), re-issuing the command;
- * at most three commands. Retried as sgio_inquiry() (unit attentions such
- * as "reported LUNs data has changed" among them). Less than the 8-byte
- * header is SG_LIB_CAT_MALFORMED.
+ * device reports (at most SGIO_REPORT_LUNS_MAX), re-issuing the command. A
+ * transfer shorter than the list its own header announces, in a buffer
+ * that had room for it, is re-issued once with exactly the announced
+ * length. At most four commands. What comes back may still be short of
+ * the announced list (a device that keeps cutting its answer, or a list
+ * past SGIO_REPORT_LUNS_MAX): report_luns_decode() says so, and nothing
+ * may be removed on the account of such a list. Retried as sgio_inquiry()
+ * (unit attentions such as "reported LUNs data has changed" among them).
+ * Less than the 8-byte header is SG_LIB_CAT_MALFORMED.
  *
  * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
  */

@@ -228,6 +228,12 @@ static void print_lun_failures(const struct scan_report *rep)
 					t->ghosts[t->nghosts - 1].same_as,
 					t->ghosts[t->nghosts - 1].evidence.text, t->ghost_kept,
 					t->addr.host, t->addr.channel, t->addr.id);
+			if (t->removal_refused)
+				fprintf(stderr,
+					"scsi-scan: %u:%u:%u: REPORT LUNS answered %zu LUN(s), "
+					"short of the list its header announced, twice: no LUN was "
+					"removed on its account\n",
+					t->addr.host, t->addr.channel, t->addr.id, t->nreported);
 			for (size_t j = 0; j < t->nluns; j++)
 				if (lun_report_failed(t, &t->luns[j]))
 					fprintf(stderr, "scsi-scan: %u:%u:%u:%" PRIu64 ": %s: %s\n",

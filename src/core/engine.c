@@ -310,6 +310,11 @@ static void log_report(struct engine *e, const struct scan_report *rep)
 			if (!t->match.attach)
 				elog(e, LOG_NOTICE, "%u:%u:%u: %s", t->addr.host, t->addr.channel,
 				     t->addr.id, t->end_reason);
+			if (t->removal_refused)
+				elog(e, LOG_ERR,
+				     "%u:%u:%u: REPORT LUNS answered %zu LUN(s), short of the list "
+				     "its header announced, twice: no LUN removed on its account",
+				     t->addr.host, t->addr.channel, t->addr.id, t->nreported);
 			log_ghosts(e, t);
 		}
 	}

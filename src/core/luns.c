@@ -51,7 +51,7 @@ static int cmp_lun_pos(const void *a, const void *b)
 }
 
 int report_luns_decode(const uint8_t *buf, size_t len, uint64_t **ret_luns, size_t *ret_count,
-		       size_t *ret_needed)
+		       size_t *ret_needed, bool *ret_complete)
 {
 	struct lun_pos *sorted = NULL;
 	uint64_t *luns = NULL;
@@ -94,5 +94,6 @@ int report_luns_decode(const uint8_t *buf, size_t len, uint64_t **ret_luns, size
 	*ret_luns = luns;
 	*ret_count = count;
 	*ret_needed = (size_t)list_len + 8;
+	*ret_complete = len >= (size_t)list_len + 8;
 	return 0;
 }

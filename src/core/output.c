@@ -424,6 +424,8 @@ static void target_line(FILE *f, const struct target_report *t)
 	if (t->ghost_stop)
 		fprintf(f, ", GHOST LUNs: LUN %" PRIu64 " repeats LUN %" PRIu64 ", stopped",
 			t->ghosts[t->nghosts - 1].lun, t->ghosts[t->nghosts - 1].same_as);
+	if (t->removal_refused)
+		fprintf(f, ", REPORT LUNS list cut short: nothing removed");
 	fputc('\n', f);
 }
 
@@ -632,14 +634,18 @@ json_object *output_scan_json(const struct scan_report *rep)
 							  : NULL);
 			json_object_object_add(to, "end_code", output_json_string(t->end_code));
 			json_object_object_add(to, "end_reason", output_json_string(t->end_reason));
-			if (t->reported) {
+			if (t->report_read) {
 				json_object *rl = json_object_new_array();
 
 				for (size_t l = 0; l < t->nreported; l++)
 					json_object_array_add(
 						rl, json_object_new_uint64(t->reported[l]));
 				json_object_object_add(to, "report_luns", rl);
+				json_object_object_add(to, "report_luns_complete",
+						       json_object_new_boolean(t->report_complete));
 			}
+			json_object_object_add(to, "removal_refused",
+					       json_object_new_boolean(t->removal_refused));
 			if (t->nghosts) {
 				json_object *gl = json_object_new_array();
 

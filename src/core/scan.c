@@ -584,6 +584,8 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 			return -ENOMEM;
 		memcpy(t->reported, t->kernel_luns, t->nkernel_luns * sizeof(*t->reported));
 		t->nreported = t->nkernel_luns;
+		t->report_read = true;
+		t->report_complete = true;
 		o->kind = PLAN_OUT_REPORT_LUNS;
 		o->luns = t->reported;
 		o->count = t->nreported;
@@ -605,7 +607,7 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 	}
 	free(t->reported);
 	t->reported = NULL;
-	r = report_luns_decode(buf, len, &t->reported, &t->nreported, &needed);
+	r = report_luns_decode(buf, len, &t->reported, &t->nreported, &needed, &t->report_complete);
 	free(buf);
 	if (r == -ENOMEM)
 		return r;
@@ -615,6 +617,7 @@ static int apply_report_luns(struct host_scan *hs, struct target_report *t, int 
 		snprintf(t->report_luns_error, sizeof(t->report_luns_error), "%s", why);
 		return 0;
 	}
+	t->report_read = true;
 	o->kind = PLAN_OUT_REPORT_LUNS;
 	o->luns = t->reported;
 	o->count = t->nreported;
@@ -629,6 +632,11 @@ static int remove_unlisted(struct host_scan *hs, struct target_report *t)
 	size_t n = 0;
 	int r;
 
+	if (!t->report_complete) {
+		/* LUNs missing from a cut list may be there all the same. */
+		t->removal_refused = true;
+		return 0;
+	}
 	r = sysfs_devices(ctx->sys, (int)hs->host, &addrs, &n);
 	if (r < 0)
 		return r;
@@ -1274,7 +1282,7 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	t->method = plan_method(&p, &method_reason, &t->method_code);
 	snprintf(t->method_reason, sizeof(t->method_reason), "%s", method_reason);
 	plan_free(&p);
-	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->reported)
+	if (r == 0 && ctx->opt.remove && t->method == PLAN_METHOD_REPORT_LUNS && t->report_read)
 		r = remove_unlisted(hs, t);
 	{
 		/* Even a stopped scan takes back what the kernel attached against
@@ -1796,7 +1804,7 @@ size_t scan_report_failures(const struct scan_report *rep)
 		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
 			const struct target_report *t = &rep->hosts[i].targets[k];
 
-			n += t->failed + t->ghost_stop;
+			n += t->failed + t->ghost_stop + t->removal_refused;
 			for (size_t j = 0; j < t->nluns; j++)
 				n += lun_report_failed(t, &t->luns[j]);
 		}

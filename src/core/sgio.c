@@ -192,10 +192,11 @@ int sgio_report_luns(int fd, unsigned int timeout, uint8_t **ret_buf, size_t *re
 		     struct sgio_error *err)
 {
 	size_t len = REPORT_LUNS_INITIAL_LEN, got = 0;
+	bool reissued_short = false;
 	uint8_t *buf = NULL;
 	int r;
 
-	for (int pass = 0; pass < 3; pass++) {
+	for (int pass = 0; pass < 4; pass++) {
 		uint8_t cdb[12] = { 0xa0 };
 		size_t needed;
 		uint8_t *p;
@@ -224,9 +225,20 @@ int sgio_report_luns(int fd, unsigned int timeout, uint8_t **ret_buf, size_t *re
 			return SG_LIB_CAT_MALFORMED;
 		}
 		needed = ((size_t)buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3]) + 8;
-		if (needed <= len || len >= SGIO_REPORT_LUNS_MAX)
+		if (got >= needed)
 			break;
-		len = needed < SGIO_REPORT_LUNS_MAX ? needed : SGIO_REPORT_LUNS_MAX;
+		if (needed > len && len < SGIO_REPORT_LUNS_MAX) {
+			len = needed < SGIO_REPORT_LUNS_MAX ? needed : SGIO_REPORT_LUNS_MAX;
+			continue;
+		}
+		/* The buffer had room for the list the header announces, but
+		 * the transfer stopped short: asked once more for exactly that
+		 * length; a second short answer is returned as it is, and the
+		 * caller sees that it is not whole (report_luns_decode()). */
+		if (needed > len || reissued_short)
+			break;
+		reissued_short = true;
+		len = needed;
 	}
 	*ret_buf = buf;
 	*ret_len = got;

@@ -733,6 +733,52 @@ class Remove(ScanTest):
         self.assertEqual(luns[2], "removed")
         self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1"])
 
+    def test_short_report_luns_removes_nothing(self):
+        """A REPORT LUNS answer that moves fewer bytes than its header
+        announces, twice: the one LUN it carries is no reason to delete the
+        others (the audit's data loss: LUNs 1-3 deleted, exit 0)."""
+        t = self.tree(self.SCRIPT + "lu 0:0:0:3 version 5\n")
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 4)
+        with open(t.script, "a") as f:
+            f.write("report 0:0:0 short 16\n")
+        p = t.run("--remove", "--json", rc=1)
+        r = json.loads(p.stdout)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:0:2", "0:0:0:3"])
+        self.assertNotIn("removed", luns.values())
+        self.assertFalse(tgt["report_luns_complete"])
+        self.assertTrue(tgt["removal_refused"])
+        self.assertEqual(tgt["report_luns"], [0])
+        # asked again with exactly the announced length, then given up
+        lens = [c for c in t.commands() if c.startswith("REPORT LUNS")][-2:]
+        self.assertEqual(lens, ["REPORT LUNS 0:0:0 len 4096", "REPORT LUNS 0:0:0 len 40"])
+        self.assertFalse([c for c in t.commands() if c.startswith("delete")])
+        p = t.run("--remove", rc=1)
+        self.assertIn("short of the list its header announced", p.stderr)
+
+    def test_short_report_luns_reissued(self):
+        """Cut short once: the command again with the announced length
+        gives the whole list, and --remove works from it."""
+        t = self.tree(self.SCRIPT + "lu 0:0:0:3 version 5\n")
+        t.run(rc=0)
+        with open(t.script, "a") as f:
+            f.write("report 0:0:0 short 16 times 1\n")
+        r = t.json("--remove", rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertTrue(tgt["report_luns_complete"])
+        self.assertEqual(tgt["report_luns"], [0, 1, 2, 3])
+        self.assertEqual(len(t.devices()), 4)
+
+    def test_empty_report_luns_in_json(self):
+        """An empty list is a list: --json keeps report_luns = []."""
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 version 5\nreport 0:0:0 list\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["report_luns"], [])
+        self.assertTrue(tgt["report_luns_complete"])
+
     def test_without_remove_nothing_goes(self):
         t = self.tree(self.SCRIPT)
         t.run(rc=0)

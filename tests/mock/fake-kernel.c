@@ -14,6 +14,9 @@
  *      [sectors N] [grows N]   (a disk sdX of N sectors; a write to its
  *      rescan file makes it the grows size, as a resized LUN)
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
+ *   report H:C:T short N [times K]   (the transfer carries only the first N
+ *      bytes, the header still announces the whole list; for the first K
+ *      commands only, or every one)
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
  *
@@ -77,6 +80,9 @@ struct report {
 	bool gone;
 	bool has_resid;
 	int resid;
+	size_t short_len;
+	unsigned int short_times;
+	unsigned int short_used;
 	int ua;
 	bool has_list;
 	uint64_t list[64];
@@ -268,6 +274,15 @@ static void load(void)
 			} else if (what && strcmp(what, "resid") == 0) {
 				r->has_resid = true;
 				r->resid = atoi(strtok(NULL, " \t\n"));
+			} else if (what && strcmp(what, "short") == 0) {
+				char *k;
+
+				r->short_len = strtoul(strtok(NULL, " \t\n"), NULL, 0);
+				k = strtok(NULL, " \t\n");
+				if (k && strcmp(k, "times") == 0)
+					r->short_times = atoi(strtok(NULL, " \t\n"));
+				else if (k)
+					die("report: short N [times K]");
 			} else if (what && strcmp(what, "list") == 0) {
 				r->has_list = true;
 				for (char *v = strtok(strtok(NULL, " \t\n"), ","); v;
@@ -796,6 +811,9 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 		out[2] = (uint8_t)((len * 8) >> 8);
 		out[3] = (uint8_t)(len * 8);
 		len = 8 + 8 * len;
+		if (r && r->short_len && (!r->short_times || r->short_used++ < r->short_times) &&
+		    len > r->short_len)
+			len = r->short_len;
 	} else {
 		die("unexpected CDB 0x%02x", cdb[0]);
 	}

@@ -155,36 +155,51 @@ START_TEST(report_luns)
 	uint8_t buf[8 + 8 * 8];
 	uint64_t *luns;
 	size_t n, needed, len;
+	bool complete;
 
 	len = put_lun_list(buf, listed, 6, 6 * 8);
-	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed, &complete), 0);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_uint_eq(needed, len);
+	ck_assert(complete);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_uint_eq(luns[i], listed[i]);
 	free(luns);
 
 	/* the device lists 300 LUNs but only 6 fit: decode what arrived, say
 	 * how much is needed */
-	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed, &complete), 0);
 	free(luns);
 	put_lun_list(buf, listed, 6, 300 * 8);
-	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed, &complete), 0);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_uint_eq(needed, 300 * 8 + 8);
+	ck_assert(!complete);
 	free(luns);
 
+	/* the header says 4 LUNs, the transfer carries 1: that one, and the
+	 * list is not whole (nothing may be removed for its absence) */
+	put_lun_list(buf, listed, 4, 4 * 8);
+	ck_assert_int_eq(report_luns_decode(buf, 16, &luns, &n, &needed, &complete), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(needed, 40);
+	ck_assert(!complete);
+	free(luns);
+	put_lun_list(buf, listed, 6, 6 * 8);
+
 	/* a half entry at the end is ignored */
-	ck_assert_int_eq(report_luns_decode(buf, len - 4, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, len - 4, &luns, &n, &needed, &complete), 0);
 	ck_assert_uint_eq(n, 5);
+	ck_assert(!complete);
 	free(luns);
 
 	/* an empty list */
 	put_lun_list(buf, listed, 0, 0);
-	ck_assert_int_eq(report_luns_decode(buf, 8, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, 8, &luns, &n, &needed, &complete), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(luns);
-	ck_assert_int_eq(report_luns_decode(buf, 7, &luns, &n, &needed), -EINVAL);
+	ck_assert(complete);
+	ck_assert_int_eq(report_luns_decode(buf, 7, &luns, &n, &needed, &complete), -EINVAL);
 }
 END_TEST
 
@@ -194,9 +209,10 @@ START_TEST(report_luns_duplicates)
 	uint8_t buf[8 + 8 * 7];
 	uint64_t *luns;
 	size_t n, needed, len;
+	bool complete;
 
 	len = put_lun_list(buf, listed, 7, 7 * 8);
-	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed), 0);
+	ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed, &complete), 0);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(luns[0], 3);
 	ck_assert_uint_eq(luns[1], 1);
