@@ -130,6 +130,22 @@ int proc_swaps_parse(char *line, const char **ret_path, bool *ret_partition)
 	return 0;
 }
 
+/*
+ * readdir() whose error is not taken for the end of the directory: a
+ * listing cut short would leave a holder, a process or a partition unseen.
+ * @r is set to -errno on an error.
+ */
+static struct dirent *read_entry(DIR *d, int *r)
+{
+	struct dirent *de;
+
+	errno = 0;
+	de = readdir(d);
+	if (!de && errno)
+		*r = -errno;
+	return de;
+}
+
 static int opendirf(const struct sysfs_ctx *ctx, DIR **ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -204,7 +220,7 @@ static int collect_block(const struct sysfs_ctx *ctx, const char *disk, struct i
 	r = opendirf(ctx, &d, "%s", rel);
 	if (r < 0)
 		return r;
-	while (r == 0 && (de = readdir(d))) {
+	while (r == 0 && (de = read_entry(d, &r))) {
 		char part[PATH_MAX], attr[32];
 
 		if (de->d_name[0] == '.' ||
@@ -234,7 +250,7 @@ static int collect_class(const struct sysfs_ctx *ctx, const char *hctl, const ch
 		return 0;
 	if (r < 0)
 		return r;
-	while (r == 0 && (de = readdir(d))) {
+	while (r == 0 && (de = read_entry(d, &r))) {
 		char rel[PATH_MAX], name[INUSE_NAME_LEN];
 		dev_t devt;
 
@@ -340,12 +356,17 @@ static int check_holders(const struct sysfs_ctx *ctx, const struct inuse_nodes *
 					 strerror(-r));
 				return r;
 			}
-			while ((de = readdir(d)))
+			while ((de = read_entry(d, &r)))
 				if (de->d_name[0] != '.') {
 					snprintf(next, sizeof(next), "%s", de->d_name);
 					break;
 				}
 			closedir(d);
+			if (r < 0) {
+				snprintf(why, len, "cannot read the holders of /dev/%s: %s", name,
+					 strerror(-r));
+				return r;
+			}
 			if (!next[0])
 				break;
 			if (sysfs_read(ctx, dm, sizeof(dm), "/sys/class/block/%s/dm/name", next) >
@@ -370,7 +391,8 @@ static int check_holders(const struct sysfs_ctx *ctx, const struct inuse_nodes *
 static int check_mount_table(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 			     const char *pid, bool ours, char *why, size_t len)
 {
-	char path[PATH_MAX], proc_root[64], ns_note[64] = "", line[8192];
+	char path[PATH_MAX], proc_root[64], ns_note[64] = "", *line = NULL;
+	size_t line_alloc = 0;
 	FILE *f;
 	int r = 0;
 
@@ -390,7 +412,9 @@ static int check_mount_table(const struct sysfs_ctx *ctx, const struct inuse_nod
 		snprintf(why, len, "cannot read %s: %s", path, strerror(-r));
 		return r;
 	}
-	while (r == 0 && fgets(line, sizeof(line), f)) {
+	/* Whole lines, however long: a mount skipped for its length (a long
+	 * bind-mount root, escaped paths) would make its device look free. */
+	while (r == 0 && getline(&line, &line_alloc, f) >= 0) {
 		const char *devs[MOUNT_OPTION_DEVICES_MAX];
 		const struct inuse_node *hit = NULL;
 		struct mountinfo_entry m;
@@ -424,6 +448,7 @@ static int check_mount_table(const struct sysfs_ctx *ctx, const struct inuse_nod
 		r = errno ? -errno : -EIO;
 		snprintf(why, len, "cannot read %s: %s", path, strerror(-r));
 	}
+	free(line);
 	fclose(f);
 	return r;
 }
@@ -498,7 +523,7 @@ static int check_mounts(const struct sysfs_ctx *ctx, const struct inuse_nodes *n
 		snprintf(why, len, "cannot read /proc: %s", strerror(-r));
 		goto out;
 	}
-	while (r == 0 && (de = readdir(d))) {
+	while (r == 0 && (de = read_entry(d, &r))) {
 		if (!is_pid(de->d_name))
 			continue;
 		r = mount_ns_new(ctx, &seen, de->d_name, why, len);
@@ -531,14 +556,14 @@ static int check_btrfs(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 		snprintf(why, len, "cannot read /sys/fs/btrfs: %s", strerror(-r));
 		return r;
 	}
-	while (r == 0 && (fs = readdir(d))) {
+	while (r == 0 && (fs = read_entry(d, &r))) {
 		struct dirent *de;
 		DIR *dd;
 
 		if (fs->d_name[0] == '.' ||
 		    opendirf(ctx, &dd, "/sys/fs/btrfs/%s/devices", fs->d_name) < 0)
 			continue;
-		while (r == 0 && (de = readdir(dd))) {
+		while (r == 0 && (de = read_entry(dd, &r))) {
 			const struct inuse_node *hit;
 			char rel[PATH_MAX];
 			dev_t devt;
@@ -566,7 +591,8 @@ static int check_btrfs(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 static int check_swaps(const struct sysfs_ctx *ctx, const struct inuse_nodes *n, char *why,
 		       size_t len)
 {
-	char path[PATH_MAX], line[PATH_MAX + 128];
+	char path[PATH_MAX], *line = NULL;
+	size_t line_alloc = 0;
 	FILE *f;
 	int r = 0;
 
@@ -580,7 +606,7 @@ static int check_swaps(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 		snprintf(why, len, "cannot read /proc/swaps: %s", strerror(-r));
 		return r;
 	}
-	while (r == 0 && fgets(line, sizeof(line), f)) {
+	while (r == 0 && getline(&line, &line_alloc, f) >= 0) {
 		const struct inuse_node *hit = NULL;
 		const char *swap;
 		char full[PATH_MAX];
@@ -609,6 +635,7 @@ static int check_swaps(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 		r = errno ? -errno : -EIO;
 		snprintf(why, len, "cannot read /proc/swaps: %s", strerror(-r));
 	}
+	free(line);
 	fclose(f);
 	return r;
 }
@@ -630,7 +657,7 @@ static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_n
 	}
 	if (sysfs_path(ctx, fddir, sizeof(fddir), "/proc/%s/fd", pid) < 0)
 		return closedir(fd), -ENAMETOOLONG;
-	while (r == 0 && (fe = readdir(fd))) {
+	while (r == 0 && (fe = read_entry(fd, &r))) {
 		char link[PATH_MAX], target[PATH_MAX], comm[64] = "";
 		const struct inuse_node *hit;
 		struct stat st;
@@ -639,13 +666,21 @@ static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_n
 		if (fe->d_name[0] == '.' ||
 		    snprintf(link, sizeof(link), "%s/%s", fddir, fe->d_name) >= (int)sizeof(link))
 			continue;
-		/* Sockets, pipes and anon inodes are not device nodes. */
+		/* Sockets, pipes and anon inodes are not device nodes. A
+		 * descriptor closed meanwhile is gone; one that cannot be read
+		 * may be the device. */
 		l = readlink(link, target, sizeof(target) - 1);
-		if (l <= 0 || target[0] != '/')
+		if (l < 0 && errno == ENOENT)
 			continue;
-		target[l] = '\0';
-		/* The open file itself, wherever its path leads now. */
-		if (stat(link, &st) < 0)
+		if (l < 0 || (target[l] = '\0', target[0] == '/' && stat(link, &st) < 0)) {
+			if (errno == ENOENT)
+				continue;
+			r = -errno;
+			snprintf(why, len, "cannot read the open file %s of pid %s: %s", fe->d_name,
+				 pid, strerror(-r));
+			break;
+		}
+		if (target[0] != '/')
 			continue;
 		if (S_ISBLK(st.st_mode))
 			hit = find_node(n, st.st_rdev, true);
@@ -679,7 +714,7 @@ static int check_open_files(const struct sysfs_ctx *ctx, const struct inuse_node
 		return r;
 	}
 	snprintf(self, sizeof(self), "%d", (int)getpid());
-	while (r == 0 && (pe = readdir(pd))) {
+	while (r == 0 && (pe = read_entry(pd, &r))) {
 		/* Our own descriptors (the scan's sg node) hold nothing. */
 		if (!is_pid(pe->d_name) || strcmp(pe->d_name, self) == 0)
 			continue;
@@ -744,6 +779,8 @@ int inuse_check(const struct sysfs_ctx *ctx, const struct inuse_nodes *nodes, ch
 		why[0] = '\0';
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]) && r == 0; i++)
 		r = checks[i](ctx, nodes, why, len);
+	if (r < 0 && len && !why[0])
+		snprintf(why, len, "cannot tell whether it is in use: %s", strerror(-r));
 	return r;
 }
 

@@ -39,6 +39,14 @@ static const char base_tree[] =
 	"dir proc/1/fd\n"
 	"file proc/1/comm systemd\n";
 
+/* 9 KiB of a path: past the 8 KiB line buffer the mount table was once
+ * read with. */
+#define PATH64 "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define PATH1K                                                                                     \
+	PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 PATH64 \
+		PATH64 PATH64 PATH64
+#define PATH9K PATH1K PATH1K PATH1K PATH1K PATH1K PATH1K PATH1K PATH1K PATH1K
+
 struct inuse_case {
 	const char *name;
 	const char *tree; /* added to base_tree */
@@ -55,6 +63,13 @@ static const struct inuse_case cases[] = {
 	{ "partition past the 63rd mounted",
 	  "file proc/self/mountinfo 30 22 240:86 / /srv rw - xfs /dev/sdb70 rw\n", false, 1,
 	  "/dev/sdb70 is mounted" },
+	{ "a mount whose mountinfo line is longer than 8 KiB (a long bind-mount root)",
+	  "file proc/self/mountinfo 30 22 240:17 " PATH9K " /srv rw - ext4 /dev/sdb1 rw\n", false,
+	  1, "/dev/sdb1 is mounted on /srv (ext4)" },
+	{ "a mount after a line longer than 8 KiB",
+	  "file proc/self/mountinfo 29 22 240:1 " PATH9K " /x rw - ext4 /dev/sda1 rw|"
+	  "30 22 240:17 / /srv rw - ext4 /dev/sdb1 rw\n",
+	  false, 1, "/dev/sdb1 is mounted on /srv (ext4)" },
 	{ "btrfs on the disk: anonymous st_dev, source by device number",
 	  "blk dev/disk/by-label/data 240:16\n"
 	  "file proc/self/mountinfo 30 22 0:45 / /data rw - btrfs /dev/disk/by-label/data rw\n",
