@@ -489,13 +489,34 @@ int quirk_db_image_load(const char *path, const char *const *dirs, size_t ndirs,
 int quirk_db_open(const char *const *dirs, size_t ndirs, const char *image,
 		  struct quirk_diags *diags, struct quirk_db **ret, int *ret_image);
 
+/* The starting value of quirk_hash(). */
+#define QUIRK_HASH_INIT 0xcbf29ce484222325ULL
+
+/**
+ * quirk_hash() - 64-bit FNV-1a over bytes, continued from @h
+ * @h: QUIRK_HASH_INIT, or the hash of what came before
+ * @p: the bytes
+ * @n: how many
+ *
+ * Each step is a bijection of the 64-bit state, so two inputs of one length
+ * that differ in a single byte (every single-bit flip) never hash alike.
+ *
+ * The compiled image ends with this hash of its other bytes, and records
+ * each source file by it.
+ *
+ * Return: the hash.
+ */
+uint64_t quirk_hash(uint64_t h, const void *p, size_t n);
+
 /**
  * quirk_db_image_save() - write a database's image, atomically
  * @db: the database
  * @root: as for quirk_db_image(), or NULL
- * @path: the file (replaced by a rename, so readers see a whole image)
+ * @path: the file (replaced by a rename, so readers see a whole image); a
+ *	symlink is followed, and only a regular file is ever replaced
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -EINVAL if @path exists and is not a regular file (a device
+ * node, a directory, a FIFO), or another negative errno.
  */
 int quirk_db_image_save(const struct quirk_db *db, const char *root, const char *path);
 

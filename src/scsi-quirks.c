@@ -528,7 +528,8 @@ static int cmd_compile(const struct options *o)
 		r = quirk_db_image_save(db, o->ndirs ? NULL : o->root, out);
 	if (r < 0) {
 		fprintf(stderr, "scsi-quirks: cannot compile the database into %s: %s\n", out,
-			strerror(-r));
+			r == -EINVAL ? "not a regular file (only a regular file is replaced)"
+				     : strerror(-r));
 		quirk_db_free(db);
 		return EXIT_FAILURE;
 	}

@@ -299,35 +299,30 @@ static int cache_store(struct quirk_cache *cache, const char *path, char *text, 
 	return 0;
 }
 
-static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_cache *cache,
-			   struct quirk_diags *diags)
+/* A file that could not be read, in words. Return: @r, or -ENOMEM. */
+static int read_error(const char *path, int r, struct quirk_diags *diags)
+{
+	int d;
+
+	if (r == -EPERM)
+		d = quirk_diag_add(diags, QUIRK_ERROR, path, 0,
+				   "file refused: owned by another user, or writable by others");
+	else if (r == -ENOTSUP)
+		d = quirk_diag_add(diags, QUIRK_ERROR, path, 0,
+				   "file refused: not a regular file (a FIFO, socket or device)");
+	else
+		d = quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r));
+	return d < 0 ? -ENOMEM : r;
+}
+
+/* Parses @buf, which it takes; a broken file falls back to the version in
+ * @cache that last loaded. */
+static int add_file_buffer(struct quirk_db *db, const char *path, char *buf, size_t len,
+			   struct quirk_cache *cache, struct quirk_diags *diags)
 {
 	struct cached_file *old;
-	size_t len = 0;
-	char *buf = NULL;
 	int r;
 
-	r = read_file(path, &buf, &len);
-	if (r == -EPERM) {
-		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
-				   "file refused: owned by another user, or writable by others") <
-		    0)
-			return -ENOMEM;
-		return r;
-	}
-	if (r == -ENOTSUP) {
-		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0,
-				   "file refused: not a regular file (a FIFO, socket or device)") <
-		    0)
-			return -ENOMEM;
-		return r;
-	}
-	if (r < 0) {
-		if (quirk_diag_add(diags, QUIRK_ERROR, path, 0, "cannot read: %s", strerror(-r)) <
-		    0)
-			return -ENOMEM;
-		return r;
-	}
 	r = quirk_db_add_buffer(db, path, buf, len, diags);
 	if (r == 0 && cache)
 		return cache_store(cache, path, buf, len);
@@ -340,6 +335,19 @@ static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_c
 	if (r < 0)
 		return r;
 	return quirk_db_add_buffer(db, path, old->text, old->len, diags);
+}
+
+static int add_file_cached(struct quirk_db *db, const char *path, struct quirk_cache *cache,
+			   struct quirk_diags *diags)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int r;
+
+	r = read_file(path, &buf, &len);
+	if (r < 0)
+		return read_error(path, r, diags);
+	return add_file_buffer(db, path, buf, len, cache, diags);
 }
 
 int quirk_db_add_file(struct quirk_db *db, const char *path, struct quirk_diags *diags)
@@ -439,7 +447,7 @@ static int collect_dir(const char *dir, struct dir_file **files, size_t *count,
 	return r;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+uint64_t quirk_hash(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
@@ -457,7 +465,7 @@ static int cmp_str(const void *a, const void *b)
 
 int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = QUIRK_HASH_INIT;
 	char **names = NULL;
 	struct dirent *de;
 	size_t n = 0;
@@ -473,7 +481,7 @@ int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret)
 		if (read_file(path, &buf, &len) < 0)
 			return 0;
 		ret->exists = true;
-		ret->hash = fnv1a(h, buf, len);
+		ret->hash = quirk_hash(h, buf, len);
 		free(buf);
 		return 0;
 	}
@@ -501,7 +509,7 @@ int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (r == 0)
-			h = fnv1a(h, names[i], strlen(names[i]) + 1);
+			h = quirk_hash(h, names[i], strlen(names[i]) + 1);
 		free(names[i]);
 	}
 	free(names);
@@ -509,7 +517,10 @@ int quirk_source_look(const char *path, bool is_dir, struct quirk_source *ret)
 	return r;
 }
 
-static int add_source(struct quirk_db *db, const char *path, bool is_dir)
+/* Records a source as it is now, or, for a file read already, as the bytes
+ * @buf that were parsed (@len; @buf NULL: the file could not be read). */
+static int add_source(struct quirk_db *db, const char *path, bool is_dir, const char *buf,
+		      size_t len)
 {
 	struct quirk_source *s = realloc(db->sources, (db->nsources + 1) * sizeof(*s));
 
@@ -517,13 +528,44 @@ static int add_source(struct quirk_db *db, const char *path, bool is_dir)
 		return -ENOMEM;
 	db->sources = s;
 	s = &db->sources[db->nsources];
-	if (quirk_source_look(path, is_dir, s) < 0)
-		return -ENOMEM;
+	if (is_dir || is_masked(path)) {
+		if (quirk_source_look(path, is_dir, s) < 0)
+			return -ENOMEM;
+	} else {
+		memset(s, 0, sizeof(*s));
+		s->exists = buf != NULL;
+		s->hash = buf ? quirk_hash(QUIRK_HASH_INIT, buf, len) : 0;
+	}
 	s->path = strdup(path);
 	if (!s->path)
 		return -ENOMEM;
 	db->nsources++;
 	return 0;
+}
+
+/*
+ * One file of a directory: read once, and the bytes read are both what is
+ * parsed and what its source records. Read twice (once to hash, once to
+ * parse), a file rewritten in between left an image that looked current
+ * forever but lacked that file's entries.
+ */
+static int add_dir_file(struct quirk_db *db, const char *path, struct quirk_cache *cache,
+			struct quirk_diags *diags)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int r;
+
+	if (is_masked(path))
+		return add_source(db, path, false, NULL, 0);
+	r = read_file(path, &buf, &len);
+	if (add_source(db, path, false, r < 0 ? NULL : buf, len) < 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (r < 0)
+		return read_error(path, r, diags);
+	return add_file_buffer(db, path, buf, len, cache, diags);
 }
 
 static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
@@ -536,17 +578,13 @@ static int add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
 	/* Each directory as it is before it is read: a file added while it
 	 * is makes a later image stale rather than wrong. */
 	for (size_t i = 0; i < ndirs && r == 0; i++)
-		r = add_source(db, dirs[i], true);
+		r = add_source(db, dirs[i], true, NULL, 0);
 	for (size_t i = 0; i < ndirs && r == 0; i++)
 		r = collect_dir(dirs[i], &files, &count, diags);
 	if (r == 0 && count)
 		qsort(files, count, sizeof(*files), dir_file_cmp);
-	for (size_t i = 0; i < count && r == 0; i++)
-		r = add_source(db, files[i].path, false);
 	for (size_t i = 0; i < count && r == 0; i++) {
-		if (is_masked(files[i].path))
-			continue;
-		r = add_file_cached(db, files[i].path, cache, diags);
+		r = add_dir_file(db, files[i].path, cache, diags);
 		/* A broken or unreadable file is skipped whole; the rest loads. */
 		if (r != -ENOMEM)
 			r = 0;

@@ -7,13 +7,16 @@
  *
  * Layout (little endian): "SCSIQIMG", u32 version, then the sources, the
  * device entries and the lunmask entries, each as a u32 count and
- * records; a string is a u32 length (0xffffffff for none) and its bytes.
+ * records; a string is a u32 length (0xffffffff for none) and its bytes;
+ * last, a u64 quirk_hash() of every byte before it. An image is used whole
+ * or not at all: one flipped bit anywhere makes it unusable.
  * A source is current when it has the same content (files) or the same
  * *.conf names (directories), not the same inode or time: a copy of the
  * files, as in an initramfs, keeps its image current.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,7 @@
 #include "quirks-internal.h"
 
 #define IMAGE_MAGIC "SCSIQIMG"
-#define IMAGE_VERSION 1
+#define IMAGE_VERSION 2
 #define NO_STRING 0xffffffffu
 /* An image this large is not ours. */
 #define IMAGE_MAX (64u << 20)
@@ -162,6 +165,7 @@ int quirk_db_image(const struct quirk_db *db, const char *root, uint8_t **ret, s
 		put_ranges(&o, m->luns, m->nluns);
 		put_ranges(&o, m->exclude, m->nexclude);
 	}
+	put_u64(&o, quirk_hash(QUIRK_HASH_INIT, o.buf, o.len));
 	if (o.failed) {
 		free(o.buf);
 		return -ENOMEM;
@@ -305,10 +309,14 @@ int quirk_db_image_decode(const uint8_t *buf, size_t len, const char *const *dir
 	size_t n;
 	int r;
 
-	if (len < 12 || memcmp(buf, IMAGE_MAGIC, 8) != 0)
+	if (len < 20 || memcmp(buf, IMAGE_MAGIC, 8) != 0)
 		return -EINVAL;
-	in.p += 8;
-	in.left -= 8;
+	in.p = buf + len - 8;
+	in.left = 8;
+	if (get_u64(&in) != quirk_hash(QUIRK_HASH_INIT, buf, len - 8))
+		return -EINVAL;
+	in.p = buf + 8;
+	in.left = len - 16;
 	if (get_u32(&in) != IMAGE_VERSION)
 		return -EINVAL;
 	db = quirk_db_new();
@@ -430,34 +438,53 @@ int quirk_db_image_load(const char *path, const char *const *dirs, size_t ndirs,
 
 int quirk_db_image_save(const struct quirk_db *db, const char *root, const char *path)
 {
-	char tmp[4096];
-	uint8_t *buf;
+	char *target = NULL, *tmp = NULL;
+	struct stat st;
+	uint8_t *buf = NULL;
 	size_t len;
 	ssize_t n;
 	int fd, r;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
+	/* The temporary file is renamed over the target: only a regular file
+	 * may be replaced so (a device node such as /dev/null would become
+	 * one), and through a symlink, the file it names. */
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+		target = realpath(path, NULL);
+	} else if (errno == ENOENT) {
+		target = strdup(path);
+	} else {
+		return -errno;
+	}
+	if (!target || asprintf(&tmp, "%s.XXXXXX", target) < 0) {
+		r = target ? -ENOMEM : -errno;
+		tmp = NULL;
+		goto out;
+	}
 	r = quirk_db_image(db, root, &buf, &len);
 	if (r < 0)
-		return r;
+		goto out;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		free(buf);
-		return -errno;
+		r = -errno;
+		goto out;
 	}
 	n = write(fd, buf, len);
 	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	free(buf);
 	if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	/* Readers see the old image or the new, never half of one. */
-	if (r == 0 && rename(tmp, path) < 0)
+	if (r == 0 && rename(tmp, target) < 0)
 		r = -errno;
 	if (r < 0)
 		unlink(tmp);
+out:
+	free(buf);
+	free(tmp);
+	free(target);
 	return r;
 }
 

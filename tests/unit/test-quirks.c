@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -900,7 +901,7 @@ START_TEST(image_round_trip_and_staleness)
 	for (size_t cut = 0; cut < len; cut += cut < 4096 ? 1 : 97)
 		ck_assert_int_eq(quirk_db_image_decode(buf, cut, dirs, 2, &img), -EINVAL);
 	byte = buf[8];
-	buf[8] = 2;
+	buf[8] = 1;
 	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 2, &img), -EINVAL);
 	buf[8] = byte;
 
@@ -919,6 +920,103 @@ START_TEST(image_round_trip_and_staleness)
 	free(buf);
 	quirk_db_free(text);
 	quirk_diags_clear(&d);
+}
+END_TEST
+
+/* One bit flipped anywhere in an image, and it is refused whole: the
+ * trailing hash covers every byte (a third of such flips once loaded, one
+ * of them turning an exclude_luns into an empty range). */
+START_TEST(image_every_bit_flip_refused)
+{
+	char tmpl[] = "/tmp/test-quirks-flip-XXXXXX", conf[64];
+	const char *dirs[1];
+	struct quirk_diags d = { 0 };
+	struct quirk_db *text, *img = NULL;
+	uint8_t *buf;
+	size_t len;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	dirs[0] = tmpl;
+	snprintf(conf, sizeof(conf), "%s/50-test.conf", tmpl);
+	write_text(conf, image_conf);
+	ck_assert_int_eq(quirk_db_load(dirs, 1, &d, &text), 0);
+	ck_assert_int_eq(quirk_db_image(text, NULL, &buf, &len), 0);
+	ck_assert_int_eq(quirk_db_image_decode(buf, len, dirs, 1, &img), 0);
+	quirk_db_free(img);
+	for (size_t bit = 0; bit < len * 8; bit++) {
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		img = NULL;
+		ck_assert_msg(quirk_db_image_decode(buf, len, dirs, 1, &img) == -EINVAL,
+			      "bit %zu of %zu flipped, and the image loaded", bit, len * 8);
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	ck_assert_int_eq(unlink(conf), 0);
+	ck_assert_int_eq(rmdir(tmpl), 0);
+	free(buf);
+	quirk_db_free(text);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+/* Each file of the search path is opened once while the database loads:
+ * the bytes its source records are the bytes that were parsed. Read once
+ * to hash and once to parse, a file rewritten in between gave an image
+ * that looked current forever but lacked its entries. */
+START_TEST(image_sources_are_the_bytes_parsed)
+{
+	char tmpl[] = "/tmp/test-quirks-once-XXXXXX", conf[64];
+	const char *dirs[1];
+	struct quirk_diags d = { 0 };
+	struct quirk_db *text;
+	char ev[4096];
+	int in, opens = 0;
+	ssize_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	dirs[0] = tmpl;
+	snprintf(conf, sizeof(conf), "%s/50-test.conf", tmpl);
+	write_text(conf, image_conf);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(inotify_add_watch(in, conf, IN_OPEN), 0);
+	ck_assert_int_eq(quirk_db_load(dirs, 1, &d, &text), 0);
+	while ((n = read(in, ev, sizeof(ev))) > 0)
+		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(struct inotify_event) +
+						      ((struct inotify_event *)(ev + off))->len)
+			opens += (((struct inotify_event *)(ev + off))->mask & IN_OPEN) != 0;
+	ck_assert_int_eq(opens, 1);
+	close(in);
+	ck_assert_int_eq(unlink(conf), 0);
+	ck_assert_int_eq(rmdir(tmpl), 0);
+	quirk_db_free(text);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+/* compile --output names a file to replace: never a device or directory. */
+START_TEST(image_save_regular_files_only)
+{
+	char tmpl[] = "/tmp/test-quirks-save-XXXXXX", path[64], link[64];
+	struct quirk_db *db = quirk_db_new();
+	struct stat st;
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_int_eq(quirk_db_image_save(db, NULL, "/dev/null"), -EINVAL);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	ck_assert_int_eq(quirk_db_image_save(db, NULL, tmpl), -EINVAL);
+	snprintf(path, sizeof(path), "%s/quirks.bin", tmpl);
+	snprintf(link, sizeof(link), "%s/link.bin", tmpl);
+	ck_assert_int_eq(quirk_db_image_save(db, NULL, path), 0);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(quirk_db_image_save(db, NULL, link), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(tmpl), 0);
+	quirk_db_free(db);
 }
 END_TEST
 
@@ -963,6 +1061,9 @@ static Suite *quirks_suite(void)
 
 	tc = tcase_create("image");
 	tcase_add_test(tc, image_round_trip_and_staleness);
+	tcase_add_test(tc, image_every_bit_flip_refused);
+	tcase_add_test(tc, image_sources_are_the_bytes_parsed);
+	tcase_add_test(tc, image_save_regular_files_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
