@@ -64,7 +64,7 @@ struct discover_target {
 	bool is_target;
 	bool reachable;
 	char name[48];
-	char address[240];
+	char address[ISCSI_NAME_MAX + 16];
 	char state[32];
 };
 

@@ -13,8 +13,13 @@
 
 #include "inquiry.h"
 
-/* Logical-unit designators kept per LUN; more are ignored. */
+/* Logical-unit designators kept whole per LUN (for their text); every one
+ * of the page counts in the per-type digests all the same. */
 #define IDENTITY_MAX_DESIGNATORS 8
+/* Designator types: a 4-bit field. */
+#define IDENTITY_DESIGNATOR_TYPES 16
+/* The longest VPD page: its 2-byte length and the 4-byte header. */
+#define VPD_PAGE_MAX (4 + 65535)
 #define IDENTITY_TEXT_LEN 72
 #define IDENTITY_EVIDENCE_LEN 512
 
@@ -48,10 +53,15 @@ struct designator {
  * @inquiry_len: how many
  * @has_serial: VPD page 0x80 gave a non-empty unit serial number
  * @serial: that serial, cleaned as inquiry_field_clean() does
- * @designators: the designators of VPD page 0x83 whose association is the
- *	logical unit (target port and target device ones are the same for
- *	every LUN of a target, so they tell nothing)
+ * @designators: the first IDENTITY_MAX_DESIGNATORS designators of VPD page
+ *	0x83 whose association is the logical unit (target port and target
+ *	device ones are the same for every LUN of a target, so they tell
+ *	nothing)
  * @ndesignators: how many
+ * @type_count: per designator type, how many logical-unit designators the
+ *	page reports, all of them
+ * @type_digest: per type, an order-insensitive digest of all of them: two
+ *	LUNs report the same set of a type when count and digest agree
  */
 struct lun_identity {
 	bool has_inquiry;
@@ -61,6 +71,8 @@ struct lun_identity {
 	char serial[256];
 	struct designator designators[IDENTITY_MAX_DESIGNATORS];
 	size_t ndesignators;
+	uint32_t type_count[IDENTITY_DESIGNATOR_TYPES];
+	uint64_t type_digest[IDENTITY_DESIGNATOR_TYPES];
 };
 
 /**
@@ -88,8 +100,9 @@ int identity_set_vpd80(struct lun_identity *id, const uint8_t *page, size_t len)
  * @page: VPD page 0x83 as read (header and all)
  * @len: its length
  *
- * Keeps the logical-unit designators; a descriptor that runs past @len or
- * the page's own length ends the walk.
+ * Keeps the logical-unit designators (every one of them in the per-type
+ * digests, whatever the page's length); a descriptor that runs past @len
+ * or the page's own length ends the walk.
  *
  * Return: 0, or -EINVAL if it is not a page 0x83.
  */

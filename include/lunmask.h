@@ -31,6 +31,11 @@ struct lun_range {
 /* The largest channel or target id an entry can name (the kernel's are unsigned int). */
 #define LUNMASK_HCTL_MAX 0xffffffffL
 
+/* The longest iSCSI name (RFC 7143, 4.2.7.1: 223 bytes of UTF-8). */
+#define ISCSI_NAME_MAX 223
+/* The longest wwid the kernel shows: "t10." and a designator of 255 bytes. */
+#define SCSI_WWID_MAX 259
+
 /**
  * struct lunmask_entry - one "lunmask" section of a quirk file
  * @file: the file it came from
@@ -279,7 +284,7 @@ void lunmask_entry_free(struct lunmask_entry *e);
  */
 struct lunmask_spec {
 	char transport[8];
-	char address[224];
+	char address[ISCSI_NAME_MAX + 1];
 	long channel;
 	long id;
 	struct lun_range luns[16];

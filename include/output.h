@@ -39,7 +39,7 @@ struct device_info {
 	char rev[32];
 	char block[32];
 	char sg[32];
-	char kernel_flags[256];
+	char kernel_flags[1024];
 	char state[32];
 	struct quirk_match match;
 };

@@ -46,6 +46,9 @@ int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
  * @len: size of @buf
  * @fmt: printf format of the path
  *
+ * A value is never cut to fit: one longer than @len - 1 bytes (its newline
+ * aside) is -EOVERFLOW.
+ *
  * Return: bytes read, or a negative errno.
  */
 int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *fmt, ...)

@@ -329,7 +329,7 @@ static void requery(struct job *j, const struct scsi_addr *a)
 	struct sgio_error err;
 	struct inquiry inq;
 	uint8_t buf[INQUIRY_MAX_LEN];
-	char node[512], name[32], v[64], md[80], q[1024], kernel[256] = "";
+	char node[512], name[32], v[64], md[80], q[1024], kernel[1024] = "";
 	size_t got = 0;
 	int fd, r;
 

@@ -39,6 +39,17 @@ static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
+/* A 64-bit finalizer (splitmix64's): summed over a set, hashes that differ
+ * in few bits do not cancel out. */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 static void hex(char *dst, size_t size, const char *prefix, const uint8_t *p, size_t n)
 {
 	size_t used = (size_t)snprintf(dst, size, "%s", prefix);
@@ -94,24 +105,33 @@ int identity_set_vpd83(struct lun_identity *id, const uint8_t *page, size_t len)
 	if (end > len)
 		end = len;
 	id->ndesignators = 0;
+	memset(id->type_count, 0, sizeof(id->type_count));
+	memset(id->type_digest, 0, sizeof(id->type_digest));
 	while (off + 4 <= end) {
 		const uint8_t *dp = page + off;
 		size_t n = dp[3];
-		uint8_t code_set = dp[0] & 0x0f, assoc = (dp[1] >> 4) & 0x3;
+		uint8_t code_set = dp[0] & 0x0f, assoc = (dp[1] >> 4) & 0x3, type = dp[1] & 0x0f;
 		struct designator *d;
-		uint8_t key[2];
+		uint8_t key[3];
+		uint64_t hash;
 
 		if (off + 4 + n > end)
 			break;
 		off += 4 + n;
-		if (assoc != 0 || id->ndesignators == IDENTITY_MAX_DESIGNATORS)
+		if (assoc != 0)
+			continue;
+		key[0] = type;
+		key[1] = code_set;
+		key[2] = (uint8_t)n;
+		hash = fnv1a(fnv1a(0xcbf29ce484222325ULL, key, sizeof(key)), dp + 4, n);
+		id->type_count[type]++;
+		id->type_digest[type] += mix(hash);
+		if (id->ndesignators == IDENTITY_MAX_DESIGNATORS)
 			continue;
 		d = &id->designators[id->ndesignators++];
-		d->type = dp[1] & 0x0f;
+		d->type = type;
 		d->len = (uint8_t)n;
-		key[0] = d->type;
-		key[1] = code_set;
-		d->hash = fnv1a(fnv1a(0xcbf29ce484222325ULL, key, sizeof(key)), dp + 4, n);
+		d->hash = hash;
 		designator_text(d, code_set, dp + 4, n);
 	}
 	return 0;
@@ -164,7 +184,8 @@ static bool has_designator(const struct lun_identity *id, const struct designato
 	return false;
 }
 
-/* A designator of @id of type @type that @other does not report, or NULL. */
+/* A designator of @id of type @type that @other does not report among those
+ * it keeps whole, or NULL. */
 static const struct designator *lacking(const struct lun_identity *id,
 					const struct lun_identity *other, uint8_t type)
 {
@@ -176,26 +197,55 @@ static const struct designator *lacking(const struct lun_identity *id,
 
 static bool has_type(const struct lun_identity *id, uint8_t type)
 {
-	for (size_t i = 0; i < id->ndesignators; i++)
-		if (id->designators[i].type == type)
-			return true;
-	return false;
+	return id->type_count[type & 0xf] > 0;
+}
+
+/* Whether both report the same set of designators of @type, all of them. */
+static bool same_set(const struct lun_identity *a, const struct lun_identity *b, uint8_t type)
+{
+	return a->type_count[type] == b->type_count[type] &&
+	       a->type_digest[type] == b->type_digest[type];
 }
 
 bool identity_designators_differ(const struct lun_identity *a, const struct lun_identity *b)
 {
 	bool common = false;
 
-	for (size_t i = 0; i < a->ndesignators; i++) {
-		uint8_t type = a->designators[i].type;
-
-		if (!has_type(b, type))
+	for (uint8_t type = 0; type < IDENTITY_DESIGNATOR_TYPES; type++) {
+		if (!has_type(a, type) || !has_type(b, type))
 			continue;
 		common = true;
-		if (!lacking(a, b, type) && !lacking(b, a, type))
+		if (same_set(a, b, type))
 			return false;
 	}
 	return common;
+}
+
+static const char *type_name(uint8_t type)
+{
+	switch (type) {
+	case DESIGNATOR_NAA:
+		return "NAA";
+	case DESIGNATOR_EUI64:
+		return "EUI-64";
+	case DESIGNATOR_UUID:
+		return "UUID";
+	case DESIGNATOR_T10:
+		return "T10";
+	case DESIGNATOR_NAME:
+		return "SCSI name";
+	default:
+		return "vendor";
+	}
+}
+
+/* The first designator of @type @id keeps, for the evidence. */
+static const struct designator *first_of(const struct lun_identity *id, uint8_t type)
+{
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (id->designators[i].type == type)
+			return &id->designators[i];
+	return NULL;
 }
 
 static void inquiry_words(const struct lun_identity *id, char *buf, size_t len)
@@ -231,25 +281,29 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 	}
 	say(ret, "INQUIRY identical (%s)", words);
 	/* Per designator type both report: the same set on both sides, or not. */
-	for (size_t i = 0; i < a->ndesignators; i++) {
-		const struct designator *d = &a->designators[i], *x, *y;
-		bool first = true;
+	for (uint8_t type = 0; type < IDENTITY_DESIGNATOR_TYPES; type++) {
+		const struct designator *d = first_of(a, type), *x, *y;
 
-		for (size_t k = 0; k < i; k++)
-			first &= a->designators[k].type != d->type;
-		if (!first || !has_type(b, d->type))
+		if (!has_type(a, type) || !has_type(b, type))
 			continue;
-		x = lacking(a, b, d->type);
-		y = lacking(b, a, d->type);
-		if (x || y) {
+		if (!same_set(a, b, type)) {
 			differs = true;
-			say(ret, "VPD 0x83 %s differs from %s", (x ? x : d)->text,
-			    (y ? y : d)->text);
+			x = lacking(a, b, type);
+			y = lacking(b, a, type);
+			if (d && (x || y))
+				say(ret, "VPD 0x83 %s differs from %s", (x ? x : d)->text,
+				    (y ? y : d)->text);
+			else
+				say(ret, "VPD 0x83 %s designators differ (%u against %u)",
+				    type_name(type), a->type_count[type], b->type_count[type]);
 			continue;
 		}
-		unique_same |= designator_unique(d->type);
-		weak_same |= d->type == DESIGNATOR_T10;
-		say(ret, "VPD 0x83 %s identical", d->text);
+		unique_same |= designator_unique(type);
+		weak_same |= type == DESIGNATOR_T10;
+		if (d)
+			say(ret, "VPD 0x83 %s identical", d->text);
+		else
+			say(ret, "VPD 0x83 %s designators identical", type_name(type));
 	}
 	serial_same = a->has_serial && b->has_serial && strcmp(a->serial, b->serial) == 0;
 	serial_differs = (a->has_serial || b->has_serial) && !serial_same;

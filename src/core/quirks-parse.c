@@ -795,8 +795,22 @@ static int section_to_mask(cfg_t *sec, const struct section_pos *pos, struct par
 				errors);
 	if (r == 0)
 		r = dup_lower(sec, "iscsi_target", &e->iscsi_target);
+	if (r == 0 && e->iscsi_target && strlen(e->iscsi_target) > ISCSI_NAME_MAX) {
+		(*errors)++;
+		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_ISCSI_TARGET),
+				   "iscsi_target is %zu bytes long: no iSCSI name is longer than "
+				   "%d bytes (RFC 7143), so it would never match",
+				   strlen(e->iscsi_target), ISCSI_NAME_MAX);
+	}
 	if (r == 0)
 		r = dup_opt(sec, "wwid", &e->wwid);
+	if (r == 0 && e->wwid && strlen(e->wwid) > SCSI_WWID_MAX) {
+		(*errors)++;
+		r = quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, KLINE(KEY_WWID),
+				   "wwid is %zu characters long: the kernel's are at most %d "
+				   "(\"t10.\" and 255 bytes), so it would never match",
+				   strlen(e->wwid), SCSI_WWID_MAX);
+	}
 	if (r == 0)
 		r = dup_opt(sec, "serial", &e->serial);
 	if (r < 0)

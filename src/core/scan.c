@@ -344,7 +344,7 @@ static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int 
 		.iscsi_tpgt = -1,
 	};
 	struct scsi_addr lun0 = { hs->host, c, id, 0 };
-	char iqn[240], wwid[256], serial[256];
+	char iqn[ISCSI_NAME_MAX + 16], wwid[SCSI_WWID_MAX + 1], serial[256];
 	const struct lunmask_entry *masks;
 	size_t n, used = 0;
 	int r;
@@ -803,31 +803,40 @@ static int remember(struct ghost_watch *w, const struct lun_identity *id, uint64
 static int read_identity(const struct scan_ctx *ctx, const struct scsi_addr *a, unsigned int pages,
 			 struct lun_identity *id)
 {
-	uint8_t buf[1024];
+	uint8_t *buf;
 	char name[32];
-	int n;
+	int n, r = 0;
 
+	/* A page whole, however long: a designator past a cut would be missed,
+	 * and two LUNs that differ only there taken for one unit. */
+	buf = malloc(VPD_PAGE_MAX);
+	if (!buf)
+		return -ENOMEM;
 	scsi_addr_format(a, name, sizeof(name));
 	if ((pages & IDENTITY_INQUIRY) && !id->has_inquiry) {
-		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/inquiry",
+		n = sysfs_read_bin(ctx->sys, buf, VPD_PAGE_MAX, "/sys/bus/scsi/devices/%s/inquiry",
 				   name);
-		if (n <= 0)
-			return n < 0 ? n : -ENODATA;
+		if (n <= 0) {
+			r = n < 0 ? n : -ENODATA;
+			goto out;
+		}
 		identity_set_inquiry(id, buf, (size_t)n);
 	}
 	if ((pages & IDENTITY_VPD80) && !id->has_serial) {
-		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg80",
+		n = sysfs_read_bin(ctx->sys, buf, VPD_PAGE_MAX, "/sys/bus/scsi/devices/%s/vpd_pg80",
 				   name);
 		if (n > 0)
 			identity_set_vpd80(id, buf, (size_t)n);
 	}
 	if ((pages & IDENTITY_VPD83) && !id->ndesignators) {
-		n = sysfs_read_bin(ctx->sys, buf, sizeof(buf), "/sys/bus/scsi/devices/%s/vpd_pg83",
+		n = sysfs_read_bin(ctx->sys, buf, VPD_PAGE_MAX, "/sys/bus/scsi/devices/%s/vpd_pg83",
 				   name);
 		if (n > 0)
 			identity_set_vpd83(id, buf, (size_t)n);
 	}
-	return 0;
+out:
+	free(buf);
+	return r;
 }
 
 static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,

@@ -115,9 +115,15 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
 		return r;
 	if (len == 0)
 		return -EINVAL;
-	r = read_path(path, (uint8_t *)buf, len - 1);
+	/* One byte more than fits: a value cut to the buffer (an iSCSI name,
+	 * a wwid) would compare equal to a shorter one. */
+	r = read_path(path, (uint8_t *)buf, len);
 	if (r < 0)
 		return r;
+	if ((size_t)r == len && buf[r - 1] != '\n')
+		return -EOVERFLOW;
+	if ((size_t)r == len)
+		r--;
 	buf[r] = '\0';
 	while (r > 0 && (buf[r - 1] == '\n'))
 		buf[--r] = '\0';

@@ -132,7 +132,7 @@ static int read_iscsi(const struct sysfs_ctx *sys, unsigned int host, struct tar
 	while ((de = readdir(d))) {
 		const char *cls = "iscsi_session";
 		struct discover_target *t;
-		char iqn[200], tpgt[16], buf[32];
+		char iqn[ISCSI_NAME_MAX + 1], tpgt[16], buf[32];
 		unsigned int h;
 
 		if (strncmp(de->d_name, "session", 7) != 0 || !session_host(sys, de->d_name, &h) ||

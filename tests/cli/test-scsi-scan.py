@@ -1331,6 +1331,43 @@ class Lunmask(ScanTest):
         self.assertTrue(tgt["failed"])
         self.assertIn("would attach LUNs the lunmask policy refuses", tgt["error"])
 
+    def test_iscsi_names_at_the_standard_length(self):
+        """An iSCSI name may be 223 bytes: matched whole. One of 224 (no
+        iSCSI name) never matches an entry for its first 223 bytes; it
+        was cut at 199 once, and such entries never matched."""
+        long223 = "iqn.2003-01.org.linux-iscsi:" + "x" * (223 - 28)
+        self.assertEqual(len(long223), 223)
+        etc = self.policy(f'lunmask "long" {{\n\tiscsi_target = "{long223}"\n'
+                          '\tluns = { 0, 5 }\n}\n')
+        t = self.tree("host 0 transport iscsi max_lun 65536\n"
+                      "host 1 transport iscsi max_lun 65536\n"
+                      "lu 0:0:0:0\nlu 0:0:0:2\nlu 0:0:0:5\n"
+                      "lu 1:0:0:0\nlu 1:0:0:2\nlu 1:0:0:5\n", hosts=(0, 1))
+        t.iscsi_session(0, 1, 0, long223)
+        t.iscsi_session(1, 2, 0, long223 + "y")
+        t.json(quirks=(QUIRKS, etc), rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:5",
+                                       "1:0:0:0", "1:0:0:2", "1:0:0:5"])
+        p = t.quirks("check", etc, quirks=(), rc=0)
+        too_long = self.policy(f'lunmask "too long" {{\n\tiscsi_target = "{long223}y"\n'
+                               '\tluns = { 0 }\n}\n')
+        p = t.quirks("check", too_long, quirks=(), rc=1)
+        self.assertIn("50-mask.conf:2", p.stdout + p.stderr)
+        self.assertIn("223", p.stdout + p.stderr)
+
+    def test_wwid_at_the_standard_length(self):
+        """A T10 wwid of 259 characters (t10. and 255 bytes) matched whole;
+        one of 260 is not cut to match an entry for its first 259."""
+        w259 = "t10." + "A" * 255
+        etc = self.policy(f'lunmask "by wwid" {{\n\twwid = "{w259}"\n'
+                          '\tluns = { 0-1 }\n}\n')
+        t = self.tree(self.TARGETS.replace("lu 0:0:0:0 version 5",
+                                           f"lu 0:0:0:0 version 5 wwid {w259}")
+                      .replace("lu 0:0:1:0 version 5", f"lu 0:0:1:0 version 5 wwid {w259}B")
+                      + "lu 0:0:1:2 version 5\n")
+        t.json(quirks=(QUIRKS, etc), rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1", "0:0:1:2"])
+
     def test_fc_by_port_name(self):
         etc = self.policy('lunmask "array" {\n\tport_name = "50:06:0e:80:10:00:00:00"\n'
                           '\tluns = { 3 }\n}\n')

@@ -68,7 +68,7 @@ struct lu {
 	uint64_t l;
 	int pdt, version, pq;
 	char vendor[9], model[17], rev[5];
-	char wwid[64], serial[32], naa[17];
+	char wwid[300], serial[32], naa[17];
 	long long sectors, grows;
 	char mounted[64];
 	bool inquiry_fails;
@@ -412,7 +412,7 @@ static void mount_disk(const char *dir, int n, const char *where)
 
 static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, const struct lu *u)
 {
-	char dir[PATH_MAX], sub[PATH_MAX + 32], text[64], sg[32];
+	char dir[PATH_MAX], sub[PATH_MAX + 32], text[320], sg[32];
 	uint8_t inq[96];
 	int n = next_sg();
 

@@ -181,6 +181,73 @@ START_TEST(designator_sets)
 }
 END_TEST
 
+/* A VPD 0x83 page of @nvendor vendor-specific LU designators "vNNN" and,
+ * last, an NAA designator ending in @naa_last. Return: its length. */
+static size_t page_with_naa_last(uint8_t *p, unsigned int nvendor, uint8_t naa_last)
+{
+	size_t off = 4;
+
+	for (unsigned int i = 0; i < nvendor; i++) {
+		p[off++] = 0x02;
+		p[off++] = 0x00;
+		p[off++] = 0x00;
+		p[off++] = 4;
+		off += (size_t)sprintf((char *)p + off, "v%03u", i % 1000);
+	}
+	p[off++] = 0x01;
+	p[off++] = 0x03;
+	p[off++] = 0x00;
+	p[off++] = 8;
+	memcpy(p + off, "\x60\x01\x40\x50\x00\x00\x00", 7);
+	p[off + 7] = naa_last;
+	off += 8;
+	p[0] = 0x00;
+	p[1] = 0x83;
+	p[2] = (uint8_t)((off - 4) >> 8);
+	p[3] = (uint8_t)(off - 4);
+	return off;
+}
+
+/* A shared serial, and the NAA designators that tell two LUNs apart come
+ * after more designators than are kept whole (8), and past the first 1,024
+ * bytes of the page: the LUNs are still two units (once judged ghosts,
+ * and detached). */
+START_TEST(designator_past_those_kept)
+{
+	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x06, 'S', 'H', 'A', 'R', 'E', 'D' };
+	static uint8_t pa[VPD_PAGE_MAX], pb[VPD_PAGE_MAX];
+	struct lun_identity a, b;
+	struct ghost_evidence ev;
+	size_t la, lb;
+
+	for (unsigned int n = 8; n <= 300; n += 292) {
+		captured("qemu-0", "0:0:0:0", &a);
+		b = a;
+		ck_assert_int_eq(identity_set_vpd80(&a, pg80, sizeof(pg80)), 0);
+		ck_assert_int_eq(identity_set_vpd80(&b, pg80, sizeof(pg80)), 0);
+		la = page_with_naa_last(pa, n, 0x01);
+		lb = page_with_naa_last(pb, n, 0x02);
+		ck_assert(n < 300 || la > 1024);
+		ck_assert_int_eq(identity_set_vpd83(&a, pa, la), 0);
+		ck_assert_int_eq(identity_set_vpd83(&b, pb, lb), 0);
+		ck_assert_uint_eq(a.ndesignators, IDENTITY_MAX_DESIGNATORS);
+		ck_assert_uint_eq(a.type_count[DESIGNATOR_VENDOR], n);
+		ck_assert_uint_eq(a.type_count[DESIGNATOR_NAA], 1);
+		ghost_judge(&a, &b, &ev);
+		ck_assert_msg(ev.verdict == GHOST_DISTINCT, "%u designators: %s (%s)", n, ev.rule,
+			      ev.text);
+		ck_assert_str_eq(ev.rule, "designator-differs");
+		ck_assert(strstr(ev.text, "NAA designators differ"));
+		/* The vendor sets agree: VPD 0x83 alone does not decide. */
+		ck_assert(!identity_designators_differ(&a, &b));
+		/* The same page on both: one unit. */
+		ck_assert_int_eq(identity_set_vpd83(&b, pa, la), 0);
+		ghost_judge(&a, &b, &ev);
+		ck_assert_int_eq(ev.verdict, GHOST_SAME);
+	}
+}
+END_TEST
+
 START_TEST(serial_on_one_side)
 {
 	struct lun_identity a, b;
@@ -216,6 +283,7 @@ int main(void)
 	tcase_add_test(tc, vpd83_decoding);
 	tcase_add_test(tc, vpd_pages_broken);
 	tcase_add_test(tc, designator_sets);
+	tcase_add_test(tc, designator_past_those_kept);
 	tcase_add_test(tc, serial_on_one_side);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
