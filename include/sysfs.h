@@ -11,23 +11,8 @@
 #include <stdint.h>
 
 #include "hostlock.h"
+#include "scsi-addr.h"
 #include "sysroot.h"
-
-#define SCAN_WILDCARD (-1)
-
-/**
- * struct scsi_addr - a SCSI device address H:C:T:L
- * @host: host number
- * @channel: channel
- * @id: target id
- * @lun: LUN as the Linux integer
- */
-struct scsi_addr {
-	unsigned int host;
-	unsigned int channel;
-	unsigned int id;
-	uint64_t lun;
-};
 
 /**
  * sysfs_hosts() - the SCSI hosts, from /sys/class/scsi_host
@@ -153,24 +138,5 @@ int sysfs_device_link(const struct sysfs_ctx *ctx, const struct scsi_addr *a, co
  */
 int sysfs_device_node(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *buf,
 		      size_t len);
-
-/**
- * scsi_addr_format() - "H:C:T:L"
- * @a: the address
- * @buf: output
- * @len: size of @buf (32 is always enough)
- *
- * Return: @buf.
- */
-char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len);
-
-/**
- * scsi_addr_cmp() - order addresses as H, C, T, L
- * @a: one
- * @b: the other
- *
- * Return: negative, 0 or positive.
- */
-int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b);
 
 #endif

@@ -37,10 +37,9 @@ int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *r
 		return r;
 	while (d && (de = readdir(d))) {
 		unsigned int h;
-		char extra;
 		unsigned int *p;
 
-		if (sscanf(de->d_name, "host%u%c", &h, &extra) != 1)
+		if (scsi_name_host(de->d_name, &h) < 0)
 			continue;
 		p = realloc(hosts, (count + 1) * sizeof(*p));
 		if (!p) {
@@ -72,44 +71,9 @@ bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host)
 	return true;
 }
 
-int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b)
-{
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
-	if (a->channel != b->channel)
-		return a->channel < b->channel ? -1 : 1;
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	if (a->lun != b->lun)
-		return a->lun < b->lun ? -1 : 1;
-	return 0;
-}
-
 static int cmp_addr(const void *a, const void *b)
 {
 	return scsi_addr_cmp(a, b);
-}
-
-/* Parses "H:C:T:L" exactly; anything else (targets, hosts) is not a device. */
-static bool parse_addr(const char *s, struct scsi_addr *a)
-{
-	unsigned long long v[4];
-	char *end;
-
-	for (int i = 0; i < 4; i++) {
-		if (!isdigit((unsigned char)*s))
-			return false;
-		errno = 0;
-		v[i] = strtoull(s, &end, 10);
-		if (errno || (i < 3 && (*end != ':' || v[i] > UINT_MAX)) || (i == 3 && *end))
-			return false;
-		s = end + 1;
-	}
-	a->host = v[0];
-	a->channel = v[1];
-	a->id = v[2];
-	a->lun = v[3];
-	return true;
 }
 
 int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,
@@ -127,7 +91,7 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 	while (d && (de = readdir(d))) {
 		struct scsi_addr a;
 
-		if (!parse_addr(de->d_name, &a))
+		if (scsi_name_hctl(de->d_name, &a) < 0)
 			continue;
 		if (host != SCAN_WILDCARD && a.host != (unsigned int)host)
 			continue;
@@ -152,12 +116,6 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 	*ret_addrs = addrs;
 	*ret_count = count;
 	return 0;
-}
-
-char *scsi_addr_format(const struct scsi_addr *a, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u:%u:%u:%" PRIu64, a->host, a->channel, a->id, a->lun);
-	return buf;
 }
 
 bool sysfs_device_exists(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
@@ -233,6 +191,9 @@ int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun)
 	size_t len;
 	ssize_t n;
 
+	/* Only SCAN_WILDCARD may become "-". */
+	if (channel < SCAN_WILDCARD || id < SCAN_WILDCARD)
+		return -EINVAL;
 	scan_value(value, sizeof(value), channel, id, lun);
 	len = strlen(value);
 	do {

@@ -56,7 +56,7 @@ static bool read_id(const struct sysfs_ctx *sys, const char *class, const char *
 	if (sysfs_read(sys, buf, sizeof(buf), "/sys/class/%s/%s/scsi_target_id", class, name) <= 0)
 		return false;
 	v = strtol(buf, &end, 10);
-	if (*end || v < 0 || v > INT_MAX)
+	if (*end || end == buf || v < 0 || v > (long)SCSI_ADDR_NUMBER_MAX)
 		return false;
 	*ret = (unsigned int)v;
 	return true;
@@ -73,7 +73,7 @@ static void read_text(const struct sysfs_ctx *sys, char *buf, size_t len, const 
  * /sys/devices/.../hostH/sessionN/iscsi_session/sessionN. */
 static bool session_host(const struct sysfs_ctx *sys, const char *name, unsigned int *ret)
 {
-	char path[PATH_MAX], link[PATH_MAX], *p;
+	char path[PATH_MAX], link[PATH_MAX];
 	ssize_t n;
 
 	if (sysfs_path(sys, path, sizeof(path), "/sys/class/iscsi_session/%s", name) < 0)
@@ -82,16 +82,7 @@ static bool session_host(const struct sysfs_ctx *sys, const char *name, unsigned
 	if (n < 0)
 		return false;
 	link[n] = '\0';
-	for (p = strstr(link, "/host"); p; p = strstr(p + 1, "/host")) {
-		unsigned int h;
-		int end = 0;
-
-		if (sscanf(p, "/host%u/session%*u%n", &h, &end) == 1 && end > 0) {
-			*ret = h;
-			return true;
-		}
-	}
-	return false;
+	return scsi_path_session_host(link, ret) == 0;
 }
 
 /* The target of a session that sysfs names only once a LUN is attached:
@@ -109,12 +100,11 @@ static bool session_target_dir(const struct sysfs_ctx *sys, const char *name, un
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d))) {
-		unsigned int h, c, t;
-		char extra;
+		struct scsi_addr a;
 
-		found = sscanf(de->d_name, "target%u:%u:%u%c", &h, &c, &t, &extra) == 3;
+		found = scsi_name_target(de->d_name, &a) == 0;
 		if (found)
-			*ret = t;
+			*ret = a.id;
 	}
 	closedir(d);
 	return found;
@@ -150,7 +140,7 @@ static int read_iscsi(const struct sysfs_ctx *sys, unsigned int host, struct tar
 			unsigned long v = strtoul(buf, &end, 10);
 
 			/* ISCSI_MAX_TARGET (-1 as unsigned) means none yet. */
-			t->has_id = !*end && v < INT_MAX;
+			t->has_id = !*end && end != buf && v <= SCSI_ADDR_NUMBER_MAX;
 			t->id = (unsigned int)v;
 		} else {
 			t->has_id = session_target_dir(sys, de->d_name, &t->id);
@@ -178,10 +168,10 @@ static int read_fc(const struct sysfs_ctx *sys, unsigned int host, struct target
 	while ((de = readdir(d))) {
 		const char *cls = "fc_remote_ports";
 		struct discover_target *t;
-		unsigned int h, c, n;
-		char roles[128], wwpn[32], extra;
+		unsigned int h, c;
+		char roles[128], wwpn[32];
 
-		if (sscanf(de->d_name, "rport-%u:%u-%u%c", &h, &c, &n, &extra) != 3 || h != host)
+		if (scsi_name_rport(de->d_name, &h, &c) < 0 || h != host)
 			continue;
 		t = list_add(l);
 		if (!t) {
@@ -215,9 +205,9 @@ static int read_sas(const struct sysfs_ctx *sys, unsigned int host, struct targe
 		const char *cls = "sas_device";
 		struct discover_target *t;
 		unsigned int h;
-		char type[32], extra;
+		char type[32];
 
-		if (sscanf(de->d_name, "end_device-%u:%c", &h, &extra) != 2 || h != host)
+		if (scsi_name_end_device(de->d_name, &h) < 0 || h != host)
 			continue;
 		t = list_add(l);
 		if (!t) {

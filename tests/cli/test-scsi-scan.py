@@ -1368,6 +1368,29 @@ class Lunmask(ScanTest):
         t.json(quirks=(QUIRKS, etc), rc=0)
         self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "0:0:1:1", "0:0:1:2"])
 
+    def test_names_the_kernel_never_gives(self):
+        """An rport named with channel 4294967295 (the scan file's wildcard
+        as the kernel reads it) is not a target: nothing like "- 0 0" is
+        written; host directories "host-1" and "host4294967296" are no
+        hosts (sscanf's %u took them for 4294967295)."""
+        t = self.tree("host 0 transport fc max_lun 65536\nlu 0:0:0:0\nlu 0:0:0:1\n")
+        t.fc_rport(0, 0, 1, 0)
+        self.assertEqual(t.run("--json", rc=0, timeout=30).returncode, 0)
+        os.makedirs(os.path.join(t.root, "sys/class/fc_remote_ports/rport-0:4294967295-2"))
+        t.attrs("sys/class/fc_remote_ports/rport-0:4294967295-2", scsi_target_id=0,
+                roles="FCP Target", port_state="Online", port_name="0x5000000000000002")
+        for bad in ("host-1", "host4294967296"):
+            os.makedirs(os.path.join(t.root, "sys/class/scsi_host", bad))
+            open(os.path.join(t.root, "sys/class/scsi_host", bad, "scan"), "w").close()
+        r = t.json(rc=0, timeout=30)
+        self.assertEqual([h["host"] for h in r["hosts"]], [0])
+        scans = self.scans(t)
+        self.assertFalse([c for c in scans if c.startswith("scan host0 -")], scans)
+        with open(os.path.join(t.root, "sys/class/scsi_host/host-1/scan")) as f:
+            self.assertEqual(f.read(), "")
+        r = t.json("list", rc=0)
+        self.assertEqual(sorted(d["hctl"] for d in r["devices"]), ["0:0:0:0", "0:0:0:1"])
+
     def test_fc_by_port_name(self):
         etc = self.policy('lunmask "array" {\n\tport_name = "50:06:0e:80:10:00:00:00"\n'
                           '\tluns = { 3 }\n}\n')

@@ -15,6 +15,7 @@
 #include "monitor.h"
 #include "output.h"
 #include "plan.h"
+#include "scsi-addr.h"
 #include "sense.h"
 
 /* A standard INQUIRY response as scsi_debug sends it (SPC-5, disk). */
@@ -262,6 +263,15 @@ START_TEST(event_classify)
 		  -1 },
 		{ "add", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
 		  -1 },
+		/* Names the kernel never gives: refused, never read as other numbers. */
+		{ "add", "scsi_host", NULL, "host-1", NULL, NULL, -EINVAL, SCSI_EVENT_NONE, 0, -1,
+		  -1 },
+		{ "add", "scsi_host", NULL, "host4294967296", NULL, NULL, -EINVAL, SCSI_EVENT_NONE,
+		  0, -1, -1 },
+		{ "add", "fc_remote_ports", NULL, "rport-0:4294967295-1", NULL, NULL, -EINVAL,
+		  SCSI_EVENT_NONE, 0, -1, -1 },
+		{ "change", "scsi", "scsi_device", "2:0:4294967295:7", NULL,
+		  "REPORTED_LUNS_DATA_HAS_CHANGED", -EINVAL, SCSI_EVENT_NONE, 0, -1, -1 },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -279,6 +289,103 @@ START_TEST(event_classify)
 		ck_assert_int_eq(ev.channel, rows[i].channel);
 		ck_assert_int_eq(ev.id, rows[i].id);
 	}
+}
+END_TEST
+
+/* The kernel's names for SCSI objects, read strictly: what it never
+ * prints is refused, never read as another number (a channel of
+ * 4294967295 became the scan file's wildcard). */
+START_TEST(scsi_names)
+{
+	static const struct {
+		const char *name;
+		int ret;
+		unsigned int host, channel, id;
+		uint64_t lun;
+	} hctl[] = {
+		{ "0:0:0:0", 0, 0, 0, 0, 0 },
+		{ "2:1:7:49409", 0, 2, 1, 7, 49409 },
+		{ "2147483647:0:0:18446744073709551615", 0, 2147483647u, 0, 0, UINT64_MAX },
+		{ "2147483648:0:0:0", -EINVAL, 0, 0, 0, 0 },
+		{ "0:4294967295:0:0", -EINVAL, 0, 0, 0, 0 },
+		{ "0:0:0:18446744073709551616", -EINVAL, 0, 0, 0, 0 },
+		{ "-1:0:0:0", -EINVAL, 0, 0, 0, 0 },
+		{ "0:0:0", -EINVAL, 0, 0, 0, 0 },
+		{ "0:0:0:0:0", -EINVAL, 0, 0, 0, 0 },
+		{ "0:0:0:1x", -EINVAL, 0, 0, 0, 0 },
+		{ "0: 0:0:1", -EINVAL, 0, 0, 0, 0 },
+		{ "00:0:0:1", -EINVAL, 0, 0, 0, 0 },
+		{ "", -EINVAL, 0, 0, 0, 0 },
+	};
+	static const struct {
+		const char *name;
+		int ret;
+		unsigned int host;
+	} hosts[] = {
+		{ "host0", 0, 0 },	  { "host12", 0, 12 },
+		{ "host-1", -EINVAL, 0 }, { "host4294967296", -EINVAL, 0 },
+		{ "host", -EINVAL, 0 },	  { "host1 ", -EINVAL, 0 },
+		{ "host+1", -EINVAL, 0 }, { "Host1", -EINVAL, 0 },
+	};
+	static const struct {
+		const char *name;
+		int ret;
+		unsigned int host, channel;
+	} rports[] = {
+		{ "rport-2:1-7", 0, 2, 1 },
+		{ "rport-0:4294967295-1", -EINVAL, 0, 0 },
+		{ "rport-0:0-1x", -EINVAL, 0, 0 },
+		{ "rport-0:0", -EINVAL, 0, 0 },
+	};
+	static const struct {
+		const char *name;
+		int ret;
+		unsigned int host;
+	} ends[] = {
+		{ "end_device-1:0", 0, 1 },	   { "end_device-1:0:3", 0, 1 },
+		{ "end_device-1", -EINVAL, 0 },	   { "end_device-1:", -EINVAL, 0 },
+		{ "end_device--1:0", -EINVAL, 0 },
+	};
+	struct scsi_addr a;
+	unsigned int h, c;
+
+	for (size_t i = 0; i < sizeof(hctl) / sizeof(hctl[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		ck_assert_msg(scsi_name_hctl(hctl[i].name, &a) == hctl[i].ret, "%s", hctl[i].name);
+		if (hctl[i].ret)
+			continue;
+		ck_assert_uint_eq(a.host, hctl[i].host);
+		ck_assert_uint_eq(a.channel, hctl[i].channel);
+		ck_assert_uint_eq(a.id, hctl[i].id);
+		ck_assert_uint_eq(a.lun, hctl[i].lun);
+	}
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		h = 99;
+		ck_assert_msg(scsi_name_host(hosts[i].name, &h) == hosts[i].ret, "%s",
+			      hosts[i].name);
+		ck_assert_uint_eq(h, hosts[i].ret ? 99 : hosts[i].host);
+	}
+	for (size_t i = 0; i < sizeof(rports) / sizeof(rports[0]); i++) {
+		ck_assert_msg(scsi_name_rport(rports[i].name, &h, &c) == rports[i].ret, "%s",
+			      rports[i].name);
+		if (!rports[i].ret) {
+			ck_assert_uint_eq(h, rports[i].host);
+			ck_assert_uint_eq(c, rports[i].channel);
+		}
+	}
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		ck_assert_msg(scsi_name_end_device(ends[i].name, &h) == ends[i].ret, "%s",
+			      ends[i].name);
+		if (!ends[i].ret)
+			ck_assert_uint_eq(h, ends[i].host);
+	}
+	ck_assert_int_eq(scsi_path_session_host("/devices/platform/host5/session4/x", &h), 0);
+	ck_assert_uint_eq(h, 5);
+	ck_assert_int_eq(scsi_path_session_host("/devices/platform/host-5/session4/x", &h),
+			 -EINVAL);
+	ck_assert_int_eq(scsi_name_target("target2:0:3", &a), 0);
+	ck_assert_uint_eq(a.id, 3);
+	ck_assert_int_eq(scsi_name_target("target2:0:3x", &a), -EINVAL);
 }
 END_TEST
 
@@ -995,6 +1102,7 @@ int main(void)
 	tcase_add_test(tc, report_luns_duplicates);
 	tcase_add_test(tc, sense);
 	tcase_add_test(tc, event_classify);
+	tcase_add_test(tc, scsi_names);
 	tcase_add_loop_test(tc, json_strings_stay_utf8, 0,
 			    sizeof(utf8_cases) / sizeof(utf8_cases[0]));
 	suite_add_tcase(s, tc);
