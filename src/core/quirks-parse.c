@@ -118,7 +118,18 @@ struct prescan {
 	unsigned int open_quote_line;	/* unterminated string, or 0 */
 	unsigned int multi_line_quote;	/* first string that spans lines, or 0 */
 	unsigned int list_comment_line; /* '#' inside a { } list, or 0 */
+	unsigned int open_comment_line; /* unterminated C comment, or 0 */
+	unsigned int open_section_line; /* section without its '}', or 0 */
+	unsigned int env_line;		/* ${...} that libconfuse would expand, or 0 */
+	unsigned int long_line;		/* a string or word too long, or 0 */
+	size_t long_len;		/* its length */
+	char *text;			/* the text, comments blanked out */
 };
+
+/* The longest string or word taken. Nothing the database holds needs more,
+ * and libconfuse 3.3 grows its string buffer 32 bytes at a time: the parse
+ * is quadratic in the length of one string (a 1 MiB model took 25 s). */
+#define QUIRK_STRING_MAX 4096
 
 struct parse_ctx {
 	const char *name;
@@ -271,6 +282,7 @@ static void prescan_free(struct prescan *ps)
 		free(ps->words[i].word);
 	free(ps->words);
 	free(ps->ends);
+	free(ps->text);
 }
 
 /* Makes room for one more element in an array that grows by doubling. */
@@ -322,15 +334,34 @@ static int prescan_add_section(struct prescan *ps, int kind, unsigned int line, 
 	return 0;
 }
 
+/* Blanks @s[@from, @to) in the copy for libconfuse, keeping line breaks. */
+static void blank(struct prescan *ps, const char *s, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		if (s[k] != '\n')
+			ps->text[k] = ' ';
+}
+
+static void too_long(struct prescan *ps, unsigned int line, size_t n)
+{
+	if (n > QUIRK_STRING_MAX && !ps->long_line) {
+		ps->long_line = line;
+		ps->long_len = n;
+	}
+}
+
 /*
  * A small lexer over the libconfuse syntax: it records where each top-level
- * "device" section, its title and each of its keys start, and spots the two
- * mistakes libconfuse 3.3 reports at the wrong line (an unterminated string,
- * a comment inside a list).
+ * section, its title and each of its keys start, and spots what libconfuse
+ * 3.3 reports at the wrong line (an unterminated string, a comment inside a
+ * list) or not at all (an unterminated comment or section, which drop the
+ * rest of the file; ${VAR}, which it replaces with the environment's value;
+ * a string long enough to make its parse quadratic). @ps->text is a copy of
+ * the text without the comments, for libconfuse.
  */
 static int prescan(const char *s, size_t len, struct prescan *ps)
 {
-	unsigned int line = 1, section_line = 0;
+	unsigned int line = 1, section_line = 0, open_line = 0;
 	int section_kind = 0;
 	char *title = NULL;
 	int depth = 0;
@@ -339,6 +370,11 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->last_kind = -1;
+	ps->text = malloc(len + 1);
+	if (!ps->text)
+		return -ENOMEM;
+	memcpy(ps->text, s, len);
+	ps->text[len] = '\0';
 	while (i < len) {
 		char c = s[i];
 
@@ -346,33 +382,46 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			line++;
 			i++;
 		} else if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
+			size_t start = i;
+
 			if (list && !ps->list_comment_line)
 				ps->list_comment_line = line;
 			while (i < len && s[i] != '\n')
 				i++;
+			blank(ps, s, start, i);
 		} else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			size_t start = i;
+			unsigned int start_line = line;
+
 			for (i += 2; i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/');
 			     i++)
 				if (s[i] == '\n')
 					line++;
+			if (i >= len) {
+				ps->open_comment_line = start_line;
+				free(title);
+				return 0;
+			}
 			i += 2;
+			blank(ps, s, start, i);
 		} else if (c == '"' || c == '\'') {
 			unsigned int start = line;
 			size_t qstart = i;
 
 			for (i++; i < len && s[i] != c; i++) {
-				if (s[i] == '\\' && c == '"' && i + 1 < len)
+				/* libconfuse's escapes: any in "...", \' and \\ in '...' */
+				if (s[i] == '\\' && i + 1 < len &&
+				    (c == '"' || s[i + 1] == '\'' || s[i + 1] == '\\')) {
 					i++;
+				} else if (c == '"' && s[i] == '$' && i + 1 < len &&
+					   s[i + 1] == '{' && !ps->env_line) {
+					ps->env_line = line;
+				}
 				if (s[i] == '\n')
 					line++;
 			}
 			if (line != start && !ps->multi_line_quote)
 				ps->multi_line_quote = start;
-			if (section_line && depth == 0 && !title && i < len) {
-				title = strndup(s + qstart + 1, i - qstart - 1);
-				if (!title)
-					return -ENOMEM;
-			}
 			if (i >= len) {
 				/* The quote that went missing is usually the one
 				 * whose string ran over the end of its line. */
@@ -381,6 +430,17 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 				free(title);
 				return 0;
 			}
+			too_long(ps, start, i - qstart - 1);
+			if (section_line && depth == 0 && !title &&
+			    i - qstart <= QUIRK_STRING_MAX) {
+				title = strndup(s + qstart + 1, i - qstart - 1);
+				if (!title)
+					return -ENOMEM;
+			}
+			i++;
+		} else if (c == '$' && i + 1 < len && s[i + 1] == '{') {
+			if (!ps->env_line)
+				ps->env_line = line;
 			i++;
 		} else if (c == '{') {
 			if (depth == 0 && section_line) {
@@ -394,6 +454,8 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			} else if (depth >= 1) {
 				list = true;
 			}
+			if (depth == 0)
+				open_line = line;
 			depth++;
 			i++;
 		} else if (c == '}') {
@@ -421,6 +483,9 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 
 			while (i < len && is_ident(s[i], false))
 				i++;
+			too_long(ps, line, i - start);
+			if (i - start > QUIRK_STRING_MAX)
+				continue;
 			for (int k = 0; depth == 0 && !section_line && k < SECTION_KINDS; k++)
 				if (strlen(section_names[k]) == i - start &&
 				    memcmp(s + start, section_names[k], i - start) == 0)
@@ -449,6 +514,8 @@ static int prescan(const char *s, size_t len, struct prescan *ps)
 			i++;
 		}
 	}
+	if (depth > 0)
+		ps->open_section_line = open_line;
 	free(title);
 	return 0;
 }
@@ -1185,10 +1252,39 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		errors++;
 		goto out;
 	}
+	if (ps.open_comment_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.open_comment_line,
+				   "comment opened here with /* is never closed: the rest of the "
+				   "file would be lost");
+		errors++;
+		goto out;
+	}
+	if (ps.long_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.long_line,
+				   "a string or word of %zu bytes: longer than the %d bytes taken",
+				   ps.long_len, QUIRK_STRING_MAX);
+		errors++;
+		goto out;
+	}
+	if (ps.env_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.env_line,
+				   "${...}: libconfuse would put an environment variable's value "
+				   "here, which differs between programs and the compiled image; "
+				   "write \\${ inside \"...\" (or use '...') for the characters "
+				   "themselves");
+		errors++;
+		goto out;
+	}
 	if (ps.list_comment_line) {
 		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.list_comment_line,
 				   "comment inside a { } list (libconfuse 3.3 rejects it; move it "
 				   "after the closing brace)");
+		errors++;
+		goto out;
+	}
+	if (ps.open_section_line) {
+		r = quirk_diag_add(diags, QUIRK_ERROR, name, ps.open_section_line,
+				   "section opened here is never closed with '}'");
 		errors++;
 		goto out;
 	}
@@ -1197,7 +1293,7 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		size_t end = c_end < ps.nends ? ps.ends[c_end].offset : len;
 
 		first = false;
-		r = parse_batch(opts, buf, start, end, start_line, chunk, c_end, &ctx, &out,
+		r = parse_batch(opts, ps.text, start, end, start_line, chunk, c_end, &ctx, &out,
 				&errors);
 		if (c_end == ps.nends)
 			break;

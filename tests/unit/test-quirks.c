@@ -174,6 +174,84 @@ START_TEST(parse_bad_files)
 	expect_error("device \"a\" {\n vendor = \"A\"\n add_flags = {\"notq\"}\n drop_flags = "
 		     "{\"notq\"}\n}\n",
 		     4, "both adds and drops");
+	/* What libconfuse 3.3 took without a word: an unterminated comment or
+	 * section dropped the rest of the file, ${VAR} became the
+	 * environment's value. */
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n}\n/* the rest:\n"
+		     "device \"b\" {\n vendor = \"B\"\n flags = {\"notq\"}\n}\n",
+		     5, "never closed");
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n}\n\ndevice \"b\" {\n"
+		     " vendor = \"B\"\n flags = {\"notq\"}\n",
+		     6, "never closed with '}'");
+	expect_error("device \"a\" {\n vendor = \"${VENDOR}\"\n flags = {\"nolun\"}\n}\n", 2,
+		     "environment variable");
+	expect_error("device \"a\" {\n vendor = ${VENDOR}\n flags = {\"nolun\"}\n}\n", 2,
+		     "environment variable");
+	expect_error("device \"a\" {\n vendor = \"A\"\n flags = {\"nolun\"}\n reason = \"x\n"
+		     "y ${HOME:-/root}\"\n}\n",
+		     5, "environment variable");
+}
+END_TEST
+
+/* What libconfuse takes and the prescan once refused or mangled. */
+START_TEST(parse_libconfuse_syntax)
+{
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db;
+	const struct quirk_entry *e;
+
+	/* Escapes in single quotes, comments blanked before libconfuse (so
+	 * that a '#' or "/" + "*" inside a string stays), the characters ${
+	 * written as such. */
+	db = db_from("device 'AC\\'ME' {\n vendor = 'AC\\'ME' # a comment\n"
+		     " model = \"a # b /* c */\" /* x\n y */\n"
+		     " reason = \"costs \\${1}\"\n"
+		     " flags = { \"nolun\" } // end\n}\n"
+		     "device b {\n vendor = B\n reason = 'costs ${2}'\n flags = {}\n}\n",
+		     &d);
+	ck_assert_msg(db != NULL, "%s", d.count ? d.items[0].message : "?");
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	ck_assert_uint_eq(quirk_db_count(db), 2);
+	e = quirk_db_entry(db, 0);
+	ck_assert_str_eq(e->vendor, "AC'ME");
+	ck_assert_str_eq(e->title, "AC'ME");
+	ck_assert_str_eq(e->model, "a # b /* c */");
+	ck_assert_str_eq(e->reason, "costs ${1}");
+	ck_assert_str_eq(quirk_db_entry(db, 1)->reason, "costs ${2}");
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+}
+END_TEST
+
+/* A string long enough to make libconfuse's parse quadratic is refused
+ * before libconfuse reads it: a 1 MiB model took 25 s to load. */
+START_TEST(parse_long_strings_refused_at_once)
+{
+	size_t n = 1u << 20;
+	char *text = malloc(n + 128);
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = quirk_db_new();
+	int used;
+
+	ck_assert_ptr_nonnull(text);
+	used = sprintf(text, "device \"a\" {\n vendor = \"A\"\n model = \"");
+	memset(text + used, 'M', n);
+	strcpy(text + used + n, "\"\n flags = {\"nolun\"}\n}\n");
+	ck_assert_int_eq(quirk_db_add_buffer(db, "long.conf", text, strlen(text), &d), -EINVAL);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_uint_eq(d.items[0].line, 3);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "1048576 bytes"));
+	/* A string of 4,096 bytes is taken (and warned about: no model is
+	 * that long). */
+	quirk_diags_clear(&d);
+	used = sprintf(text, "device \"a\" {\n vendor = \"A\"\n model = \"");
+	memset(text + used, 'M', 4096);
+	strcpy(text + used + 4096, "\"\n flags = {\"nolun\"}\n}\n");
+	ck_assert_int_eq(quirk_db_add_buffer(db, "4k.conf", text, strlen(text), &d), 0);
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	free(text);
+	quirk_diags_clear(&d);
+	quirk_db_free(db);
 }
 END_TEST
 
@@ -1029,6 +1107,8 @@ static Suite *quirks_suite(void)
 	tcase_add_test(tc, parse_good);
 	tcase_add_test(tc, parse_empty_flags_list_sets_flags);
 	tcase_add_test(tc, parse_bad_files);
+	tcase_add_test(tc, parse_libconfuse_syntax);
+	tcase_add_test(tc, parse_long_strings_refused_at_once);
 	tcase_add_test(tc, parse_binary_garbage);
 	tcase_add_test(tc, parse_empty_file_and_warnings);
 	tcase_add_test(tc, shadow_warning);
