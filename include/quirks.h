@@ -396,6 +396,10 @@ int quirk_db_load_cached(const char *const *dirs, size_t ndirs, struct quirk_cac
  */
 int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags);
 
+/* The longest scsi_mod.dev_flags value: module_param_string(dev_flags, ...,
+ * 256, 0) holds 255 characters and refuses a longer one whole. */
+#define QUIRK_DEV_FLAGS_MAX 255
+
 /**
  * struct quirk_dev_flag - one VENDOR:MODEL:FLAGS item of a dev_flags string
  * @vendor: vendor as written
@@ -418,7 +422,8 @@ struct quirk_dev_flag {
  * Follows scsi_dev_info_list_add_str(): an optional leading quote, parsing
  * ends at the first empty vendor, flags in base 0.
  *
- * Return: 0, -EINVAL (missing ':', bad number, unsupported bits), -ENOMEM.
+ * Return: 0, -EINVAL (longer than QUIRK_DEV_FLAGS_MAX, missing ':', bad
+ * number, unsupported bits), -ENOMEM.
  */
 int quirk_dev_flags_parse(const char *str, struct quirk_dev_flag **ret_items, size_t *ret_count,
 			  const char **ret_error);

@@ -20,7 +20,6 @@
 #include "suggest.h"
 
 #define EXIT_USAGE 2
-#define DEV_FLAGS_MAX 255
 
 struct options {
 	const char **dirs;
@@ -568,11 +567,11 @@ static int cmd_export(const struct options *o)
 		return EXIT_FAILURE;
 	}
 	len = strlen(str);
-	if (len > DEV_FLAGS_MAX) {
+	if (len > QUIRK_DEV_FLAGS_MAX) {
 		fprintf(stderr,
 			"scsi-quirks: the dev_flags value would be %zu characters; the kernel "
 			"takes at most %d (scsi_mod.dev_flags is a 256-byte buffer)\n",
-			len, DEV_FLAGS_MAX);
+			len, QUIRK_DEV_FLAGS_MAX);
 		free(str);
 		return EXIT_FAILURE;
 	}
@@ -595,9 +594,11 @@ static void print_quoted(const char *s)
 	for (; *s; s++) {
 		unsigned char c = *s;
 
-		if (c == '"' || c == '\\')
+		/* The file stays ASCII (check takes UTF-8 only), and "$" never
+		 * starts a ${NAME} for libconfuse to expand. */
+		if (c == '"' || c == '\\' || c == '$')
 			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c >= 0x7f)
 			printf("\\x%02x", c);
 		else
 			putchar(c);

@@ -187,6 +187,11 @@ int quirk_dev_flags_parse(const char *str, struct quirk_dev_flag **ret_items, si
 	char *copy, *next, *vendor;
 	int r = 0;
 
+	if (strlen(str) > QUIRK_DEV_FLAGS_MAX) {
+		*ret_error = "longer than the 255 characters scsi_mod.dev_flags takes (the "
+			     "kernel refuses the whole parameter)";
+		return -EINVAL;
+	}
 	copy = strdup(str);
 	if (!copy)
 		return -ENOMEM;

@@ -242,6 +242,30 @@ class ListExportImport(unittest.TestCase):
         p = run("import", "--dev-flags", "ACME:Disk:0x1000240", check_rc=1)
         self.assertIn("unsupported", p.stderr)
         run("import", check_rc=2)
+        # 256 characters: the kernel refuses the whole parameter, so does import
+        last = ",VVVVVVVVVV:MMMMMMMMMM:0x1"
+        long = ",".join(f"V{i:03d}:M:0x1" for i in range(21)) + last
+        self.assertEqual(len(long), 256)
+        p = run("import", "--dev-flags", long, check_rc=1)
+        self.assertIn("255 characters", p.stderr)
+        run("import", "--dev-flags", long.replace("MMMMMMMMMM:", "MMMMMMMMM:"), check_rc=0)
+
+    def test_import_writes_what_check_takes(self):
+        """Bytes past ASCII and a ${...} in a vendor or model: the text
+        import writes is ASCII and names them literally, and check takes
+        it (it refused the raw bytes, and libconfuse expanded ${...})."""
+        value = b"AC\xe9ME:D${HOME}isk:0x1,\"Q\\:x:0x240"
+        p = subprocess.run([TOOL, "import", "--dev-flags", value], capture_output=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = p.stdout.decode("ascii")
+        self.assertIn('vendor = "AC\\xe9ME"', text)
+        self.assertIn('model = "D\\${HOME}isk"', text)
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "50-imported.conf"), text)
+            run("check", d, check_rc=0)
+            j = json.loads(run("--quirks-dir", d, "--json", "list", check_rc=0).stdout)
+            models = [e["model"] for e in j]
+            self.assertIn("D${HOME}isk", models)
 
     def test_import_kernel_hint_value(self):
         text = run("import", "--dev-flags", "ACME:Disk:0x240", check_rc=0).stdout
