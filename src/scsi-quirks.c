@@ -828,7 +828,8 @@ int main(int argc, char **argv)
 		OPT_WWID,
 		OPT_SERIAL,
 		OPT_LUN,
-		OPT_OUTPUT
+		OPT_OUTPUT,
+		OPT_QUIET,
 	};
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
@@ -855,16 +856,39 @@ int main(int argc, char **argv)
 		{ "serial", required_argument, NULL, OPT_SERIAL },
 		{ "lun", required_argument, NULL, OPT_LUN },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "quiet", no_argument, NULL, 'q' },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
+#define BIT(opt) (1ull << ((opt)-OPT_QUIRKS_DIR))
+	/* Which options each command takes; any other is a usage error. */
+	static const uint64_t database = BIT(OPT_QUIRKS_DIR) | BIT(OPT_ROOT);
+	static const uint64_t address =
+		BIT(OPT_DRIVER) | BIT(OPT_CHANNEL) | BIT(OPT_ID) | BIT(OPT_PORT_NAME) |
+		BIT(OPT_HOST_PORT_NAME) | BIT(OPT_SAS_ADDRESS) | BIT(OPT_ISCSI_TARGET) |
+		BIT(OPT_ISCSI_TPGT) | BIT(OPT_WWID) | BIT(OPT_SERIAL) | BIT(OPT_LUN);
+	static const struct {
+		const char *name;
+		uint64_t takes;
+	} commands[] = {
+		{ "check", database | BIT(OPT_JSON) | BIT(OPT_QUIET) },
+		{ "query", database | BIT(OPT_JSON) | BIT(OPT_VENDOR) | BIT(OPT_MODEL) |
+				   BIT(OPT_REVISION) | BIT(OPT_TYPE) | address },
+		{ "list", database | BIT(OPT_JSON) },
+		{ "export", database | BIT(OPT_DEV_FLAGS) | BIT(OPT_MODPROBE) },
+		{ "compile", database | BIT(OPT_OUTPUT) | BIT(OPT_QUIET) },
+		{ "import", BIT(OPT_DEV_FLAGS) | BIT(OPT_CMDLINE) },
+		{ "suggest", database | BIT(OPT_JSON) | BIT(OPT_SYSFS) },
+	};
 	struct options o = { .type = -1, .target = { .iscsi_tpgt = -1 } };
+	uint64_t given = 0;
 	const char *cmd;
 	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+		if (c >= OPT_QUIRKS_DIR)
+			given |= BIT(c);
 		switch (c) {
 		case OPT_QUIRKS_DIR: {
 			const char **d = realloc(o.dirs, (o.ndirs + 1) * sizeof(*d));
@@ -975,6 +999,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'q':
+		case OPT_QUIET:
+			given |= BIT(OPT_QUIET);
 			o.quiet = true;
 			break;
 		case 'h':
@@ -997,6 +1023,21 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		uint64_t stray;
+
+		if (strcmp(cmd, commands[i].name) != 0)
+			continue;
+		stray = given & ~commands[i].takes;
+		for (const struct option *lo = longopts; stray && lo->name; lo++) {
+			if (lo->val < OPT_QUIRKS_DIR || !(stray & BIT(lo->val)))
+				continue;
+			fprintf(stderr, "scsi-quirks: --%s does not apply to %s\n", lo->name, cmd);
+			free(o.dirs);
+			return EXIT_USAGE;
+		}
+	}
+#undef BIT
 	if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(&o, argv + optind, argc - optind);
 	else if (strcmp(cmd, "suggest") == 0)

@@ -23,14 +23,33 @@
 /* Marks a word that getopt must not take for options ("-:0:1"). */
 #define SELECTOR_MARK '\001'
 
-#define MARKED_MAX 4096
-static char *marked[MARKED_MAX];
+static char **marked;
 static int nmarked;
 
 static void free_marked(void)
 {
 	for (int i = 0; i < nmarked; i++)
 		free(marked[i]);
+	free(marked);
+}
+
+/* Marks "-:..." words as selectors: 0, or -ENOMEM. */
+static int mark_selectors(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		char **m;
+
+		if (argv[i][0] != '-' || argv[i][1] != ':')
+			continue;
+		m = realloc(marked, (nmarked + 1) * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		marked = m;
+		if (asprintf(&argv[i], "%c%s", SELECTOR_MARK, argv[i]) < 0)
+			return -ENOMEM;
+		marked[nmarked++] = argv[i];
+	}
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -87,6 +106,24 @@ static void usage(FILE *f)
 	      "use (each named on stderr), 2 usage error.\n"
 	      "See scsi-scan(8).\n",
 	      f);
+}
+
+enum command {
+	CMD_SCAN,
+	CMD_LIST,
+	CMD_EXPLAIN,
+	CMD_RESIZE,
+};
+
+/* Whether @path is a directory; errno says why not. */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	errno = ENOTDIR;
+	return S_ISDIR(st.st_mode);
 }
 
 struct options {
@@ -403,7 +440,9 @@ int main(int argc, char **argv)
 		OPT_TARGET_TIMEOUT,
 		OPT_TIME_LIMIT,
 		OPT_WAIT,
-		OPT_VERSION
+		OPT_VERSION,
+		OPT_DRY_RUN,
+		OPT_VERBOSE,
 	};
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -431,7 +470,26 @@ int main(int argc, char **argv)
 				       .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
 				       .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
 				       .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT } };
-	enum { CMD_SCAN, CMD_LIST, CMD_EXPLAIN } cmd = CMD_SCAN;
+#define BIT(opt) (1ull << ((opt)-OPT_REMOVE))
+	/* Which options each command takes; any other is a usage error. */
+	static const uint64_t database =
+		BIT(OPT_QUIRKS_DIR) | BIT(OPT_QUIRKS_FILE) | BIT(OPT_QUIRKS_IMAGE);
+	static const uint64_t bounds = BIT(OPT_TIMEOUT) | BIT(OPT_HOST_TIMEOUT) |
+				       BIT(OPT_TARGET_TIMEOUT) | BIT(OPT_TIME_LIMIT);
+	static const struct {
+		const char *name;
+		uint64_t takes;
+	} commands[] = {
+		[CMD_SCAN] = { "scan", ~0ull & ~BIT(OPT_RESIZE) },
+		[CMD_LIST] = { "list",
+			       database | BIT(OPT_JSON) | BIT(OPT_VERBOSE) | BIT(OPT_SYSFS) },
+		[CMD_EXPLAIN] = { "explain", database | bounds | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
+						     BIT(OPT_DRY_RUN) | BIT(OPT_SYSFS) },
+		[CMD_RESIZE] = { "--resize", BIT(OPT_RESIZE) | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
+						     BIT(OPT_SYSFS) },
+	};
+	enum command cmd = CMD_SCAN;
+	uint64_t given = 0, stray;
 	struct selector *sel = NULL;
 	struct sysfs_ctx *sys = NULL;
 	struct quirk_db *db = NULL;
@@ -441,15 +499,16 @@ int main(int argc, char **argv)
 
 	/* "-:0:1" (any host) would be an option cluster to getopt; no option
 	 * starts with "-:", so such words are marked as selectors first. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (argv[i][0] != '-' || argv[i][1] != ':')
-			continue;
-		if (nmarked == MARKED_MAX || asprintf(&argv[i], "%c%s", SELECTOR_MARK, argv[i]) < 0)
-			return EXIT_FAILURE;
-		marked[nmarked++] = argv[i];
-	}
 	atexit(free_marked);
+	if (mark_selectors(argc, argv) < 0) {
+		fputs("scsi-scan: out of memory\n", stderr);
+		return EXIT_FAILURE;
+	}
 	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+		given |= c == 'n'	   ? BIT(OPT_DRY_RUN)
+			 : c == 'v'	   ? BIT(OPT_VERBOSE)
+			 : c >= OPT_REMOVE ? BIT(c)
+					   : 0;
 		switch (c) {
 		case 'n':
 			o.scan.dry_run = true;
@@ -579,12 +638,25 @@ int main(int argc, char **argv)
 		args++;
 		nargs--;
 	}
-	if (o.scan.force && !o.scan.remove) {
-		fputs("scsi-scan: --force only goes with --remove\n", stderr);
+	if (o.resize && cmd != CMD_SCAN) {
+		fprintf(stderr, "scsi-scan: --resize does not go with %s\n", commands[cmd].name);
 		goto out;
 	}
-	if (o.resize && (cmd != CMD_SCAN || o.scan.dry_run || o.scan.remove)) {
-		fputs("scsi-scan: --resize goes with --json and selectors only\n", stderr);
+	if (o.resize)
+		cmd = CMD_RESIZE;
+	stray = given & ~commands[cmd].takes;
+	for (const struct option *lo = longopts; stray && lo->name; lo++) {
+		int bit = lo->val == 'n' ? OPT_DRY_RUN : lo->val == 'v' ? OPT_VERBOSE : lo->val;
+
+		if (bit < OPT_REMOVE || !(stray & BIT(bit)))
+			continue;
+		fprintf(stderr, "scsi-scan: --%s does not apply to %s\n", lo->name,
+			commands[cmd].name);
+		goto out;
+	}
+#undef BIT
+	if (o.scan.force && !o.scan.remove) {
+		fputs("scsi-scan: --force only goes with --remove\n", stderr);
 		goto out;
 	}
 	if (parse_selectors(args, nargs, &sel, &nsel) < 0) {
@@ -599,12 +671,16 @@ int main(int argc, char **argv)
 		o.scan.deadline_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 +
 				     (uint64_t)o.scan.time_limit * 1000;
 	}
+	if (o.sysroot && !is_dir(o.sysroot)) {
+		fprintf(stderr, "scsi-scan: --sysroot %s: %s\n", o.sysroot, strerror(errno));
+		goto out;
+	}
 	sys = sysfs_new(o.sysroot);
 	/* A rescan for the capacity needs no quirk database. */
 	db = o.resize ? NULL : load_quirks(&o);
 	if (!sys || (!db && !o.resize))
 		goto out;
-	if (o.resize)
+	if (cmd == CMD_RESIZE)
 		ret = cmd_resize(&o, sys, sel, nsel);
 	else if (cmd == CMD_LIST)
 		ret = cmd_list(&o, sys, db, sel, nsel);

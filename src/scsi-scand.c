@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -409,6 +410,15 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_FAILURE;
+	if (c.sysroot) {
+		struct stat st;
+		int e = stat(c.sysroot, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+
+		if (e) {
+			fprintf(stderr, "scsi-scand: --sysroot %s: %s\n", c.sysroot, strerror(e));
+			goto out;
+		}
+	}
 	d.log_level = c.verbose ? LOG_DEBUG : LOG_INFO;
 	/* One malloc arena per worker thread would keep their pages. */
 	mallopt(M_ARENA_MAX, 2);

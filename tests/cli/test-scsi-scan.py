@@ -320,6 +320,38 @@ class Failures(ScanTest):
 class ExitStatus(ScanTest):
     """0 only when everything asked for was done."""
 
+    def test_a_sysroot_that_is_not_there(self):
+        """Exit 0 with no output before: nothing was scanned and nothing
+        said so."""
+        p = subprocess.run([SCAN, "--sysroot", "/nonexistent/tree", "--quirks-dir", QUIRKS],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("--sysroot /nonexistent/tree: No such file or directory", p.stderr)
+        p = subprocess.run([SCAN, "--sysroot", QUIRKS + "/10-linux-nolun.conf", "list"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("Not a directory", p.stderr)
+
+    def test_options_that_do_not_apply(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+        for args, what in ((("list", "--remove"), "--remove does not apply to list"),
+                           (("list", "--dry-run"), "--dry-run does not apply to list"),
+                           (("explain", "0:0:0", "--wait"), "--wait does not apply to explain"),
+                           (("explain", "0:0:0", "--attach-ghosts"),
+                            "--attach-ghosts does not apply to explain"),
+                           (("list", "--time-limit", "5"), "--time-limit does not apply to list")):
+            p = t.run(*args, rc=2)
+            self.assertIn(what, p.stderr)
+        self.assertFalse([c for c in t.commands() if c.startswith("scan")])
+
+    def test_many_any_host_selectors(self):
+        """More than 4,096 "-:..." words: exit 1 with no message before."""
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5\n")
+        t.run(rc=0)
+        words = [f"-:0:0:{n}" for n in range(5000)]
+        p = t.run("list", *words, rc=0, timeout=300)
+        self.assertEqual(p.stdout.count("0:0:0:0"), 1, p.stdout[:500])
+
     def test_listed_lun_the_host_refuses(self):
         t = self.tree("host 0 max_id 1 max_lun 4\n"
                       "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n"
@@ -949,7 +981,7 @@ class Resize(ScanTest):
                       "lu 0:0:0:1 version 5 sectors 8192\n"
                       "lu 0:0:0:2 version 5 pdt 1\n")
         t.run(rc=0)
-        p = t.run("--resize", rc=0)
+        p = t.run("--resize", rc=0, quirks=())
         self.assertIn("0:0:0:0", p.stdout)
         self.assertRegex(p.stdout, r"0:0:0:0 +sd\w +resized: 8192 -> 16384 sectors "
                                    r"\(4\.00 MiB -> 8\.00 MiB\)")
@@ -965,15 +997,18 @@ class Resize(ScanTest):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
                       "lu 0:0:0:0 version 5 sectors 100\nlu 0:0:0:1 version 5 sectors 100 grows 300\n")
         t.run(rc=0)
-        doc = json.loads(t.run("--resize", "--json", "0:0:0:1", rc=0).stdout)
+        doc = json.loads(t.run("--resize", "--json", "0:0:0:1", rc=0, quirks=()).stdout)
         self.assertEqual((doc["version"], doc["kind"]), (1, "resize"))
         r = doc["luns"]
         self.assertEqual(len(r), 1)
         self.assertEqual((r[0]["hctl"], r[0]["sectors_before"], r[0]["sectors_after"],
                           r[0]["changed"], r[0]["error"]), ("0:0:0:1", 100, 300, True, None))
-        t.run("--resize", "host7", rc=1)
-        t.run("--resize", "--dry-run", rc=2)
-        t.run("--resize", "list", rc=2)
+        t.run("--resize", "host7", rc=1, quirks=())
+        t.run("--resize", "--dry-run", rc=2, quirks=())
+        t.run("--resize", "list", rc=2, quirks=())
+        # the database plays no part in a resize
+        p = t.run("--resize", rc=2)
+        self.assertIn("--quirks-dir does not apply to --resize", p.stderr)
 
 
 class Suggest(ScanTest):
@@ -1348,10 +1383,12 @@ class Lunmask(ScanTest):
         t.json(quirks=(QUIRKS, etc), rc=0, timeout=30)
         self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:5",
                                        "1:0:0:0", "1:0:0:2", "1:0:0:5"])
-        p = t.quirks("check", etc, quirks=(), rc=0)
+        p = subprocess.run([QUIRKS_TOOL, "check", etc], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
         too_long = self.policy(f'lunmask "too long" {{\n\tiscsi_target = "{long223}y"\n'
                                '\tluns = { 0 }\n}\n')
-        p = t.quirks("check", too_long, quirks=(), rc=1)
+        p = subprocess.run([QUIRKS_TOOL, "check", too_long], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
         self.assertIn("50-mask.conf:2", p.stdout + p.stderr)
         self.assertIn("223", p.stdout + p.stderr)
 
