@@ -310,7 +310,11 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
  *	scsi_scan.lunmask= value, then one that attaches nothing else;
  *	NULL if the command line has no such value
  * @ret_error: on -EINVAL, set to a static description
- * @ret_bad: on -EINVAL, set to a pointer to the offending value in @cmdline
+ * @ret_bad: on -EINVAL, set to a pointer to the offending word in @cmdline
+ *
+ * Words are split as the kernel splits them: spaces inside double quotes
+ * belong to the word, and the quotes go (scsi_scan.lunmask="..." and
+ * "scsi_scan.lunmask=..." are taken).
  *
  * Return: 0, -EINVAL, -ENOMEM.
  */

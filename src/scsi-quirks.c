@@ -649,8 +649,7 @@ static int import_cmdline(char **args, int nargs)
 	if (r == -EINVAL) {
 		const char *end = bad + strcspn(bad, " \t\n");
 
-		fprintf(stderr, "scsi-quirks: scsi_scan.lunmask=%.*s: %s\n", (int)(end - bad), bad,
-			error);
+		fprintf(stderr, "scsi-quirks: %.*s: %s\n", (int)(end - bad), bad, error);
 		return EXIT_FAILURE;
 	}
 	if (r < 0) {

@@ -314,7 +314,7 @@ static bool all_chars(const char *s, const char *extra)
 
 int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret_error)
 {
-	char buf[512], *fields[4], *save = NULL, *p, *tok;
+	char buf[512], *fields[4], *p, *tok;
 	size_t n = 0, want;
 	char norm[17];
 
@@ -325,17 +325,22 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
 		return -EINVAL;
 	}
 	strcpy(buf, s);
-	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+	/* Every field, empty ones too: "iscsi,,IQN,0" is a mistake, not
+	 * "iscsi,IQN,0". */
+	for (p = buf; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
 		if (n == 4) {
 			*ret_error = "too many fields";
 			return -EINVAL;
 		}
 		fields[n++] = p;
 	}
-	if (n < 1) {
-		*ret_error = "empty";
-		return -EINVAL;
-	}
+	for (p = buf; (p = strchr(p, ','));)
+		*p++ = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!fields[i][0]) {
+			*ret_error = n == 1 ? "empty" : "an empty field";
+			return -EINVAL;
+		}
 	want = strcmp(fields[0], "scsi") == 0 ? 4 : 3;
 	if (strcmp(fields[0], "fc") && strcmp(fields[0], "sas") && strcmp(fields[0], "iscsi") &&
 	    strcmp(fields[0], "scsi")) {
@@ -380,17 +385,21 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
 		}
 	}
 	snprintf(ret->address, sizeof(ret->address), "%s", fields[1]);
-	save = NULL;
-	for (tok = strtok_r(fields[want - 1], "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+	for (tok = fields[want - 1]; tok;) {
+		char *plus = strchr(tok, '+');
+
+		if (plus)
+			*plus = '\0';
 		if (ret->nluns == sizeof(ret->luns) / sizeof(ret->luns[0])) {
 			*ret_error = "more than 16 LUN ranges";
 			return -EINVAL;
 		}
-		if (lun_range_parse(tok, &ret->luns[ret->nluns]) < 0) {
+		if (!*tok || lun_range_parse(tok, &ret->luns[ret->nluns]) < 0) {
 			*ret_error = "LUNS is N, N-M, or several joined by '+'";
 			return -EINVAL;
 		}
 		ret->nluns++;
+		tok = plus ? plus + 1 : NULL;
 	}
 	if (!ret->nluns) {
 		*ret_error = "no LUN given";
@@ -454,45 +463,84 @@ static int spec_config(const struct lunmask_spec *sp, unsigned int index, char *
 	return r;
 }
 
+/*
+ * The next word of a command line as the kernel's next_arg() splits it: a
+ * double quote anywhere toggles whether spaces end the word; a quote
+ * opening the word, or opening its value after '=', goes, and so does the
+ * last character when it is a quote closing either. @p is moved past the
+ * word. Return: false at the end.
+ */
+static bool next_word(const char **p, char *buf, size_t len, const char **ret_start,
+		      bool *ret_truncated)
+{
+	const char *s = *p, *w;
+	bool in_quote = false, quoted = false;
+	size_t n, out = 0, eq;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return false;
+	*ret_start = s;
+	if (*s == '"') {
+		s++;
+		in_quote = quoted = true;
+	}
+	w = s;
+	for (; *s && (in_quote || !isspace((unsigned char)*s)); s++)
+		if (*s == '"')
+			in_quote = !in_quote;
+	*p = s;
+	n = (size_t)(s - w);
+	eq = strcspn(w, "=");
+	/* The value's opening quote and, last, a closing one. */
+	if (eq + 1 < n && w[eq + 1] == '"' && n > eq + 2 && w[n - 1] == '"')
+		n--;
+	else if (quoted && n && w[n - 1] == '"')
+		n--;
+	*ret_truncated = false;
+	for (size_t i = 0; i < n; i++) {
+		if (i == eq + 1 && eq < n && w[i] == '"')
+			continue;
+		if (out + 1 == len) {
+			*ret_truncated = true;
+			break;
+		}
+		buf[out++] = w[i];
+	}
+	buf[out] = '\0';
+	return true;
+}
+
 int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **ret_error,
 			   const char **ret_bad)
 {
 	static const char key[] = "scsi_scan.lunmask=";
-	char *text = NULL, value[512];
+	char *text = NULL, word[sizeof(key) + 512];
 	unsigned int count = 0;
+	const char *start;
 	size_t len = 0;
+	bool truncated;
 	int r = 0;
 
 	*ret_text = NULL;
 	r = append(&text, &len,
 		   "# Written from the kernel command line (scsi_scan.lunmask=) "
 		   "for the initramfs.\n");
-	for (const char *p = cmdline; r == 0 && *p;) {
-		const char *word = p, *end;
+	while (r == 0 && next_word(&cmdline, word, sizeof(word), &start, &truncated)) {
 		struct lunmask_spec sp;
-		size_t n;
 
-		while (*p && !isspace((unsigned char)*p))
-			p++;
-		end = p;
-		while (*p && isspace((unsigned char)*p))
-			p++;
-		n = (size_t)(end - word);
-		if (n <= sizeof(key) - 1 || strncmp(word, key, sizeof(key) - 1) != 0)
+		if (strlen(word) < sizeof(key) - 1 || memcmp(word, key, sizeof(key) - 1) != 0)
 			continue;
-		word += sizeof(key) - 1;
-		n -= sizeof(key) - 1;
-		if (n >= sizeof(value)) {
+		if (truncated) {
 			*ret_error = "too long";
-			*ret_bad = word;
+			*ret_bad = start;
 			r = -EINVAL;
 			break;
 		}
-		memcpy(value, word, n);
-		value[n] = '\0';
-		r = lunmask_spec_parse(value, &sp, ret_error);
+		r = lunmask_spec_parse(word + sizeof(key) - 1, &sp, ret_error);
 		if (r < 0) {
-			*ret_bad = word;
+			*ret_bad = start;
 			break;
 		}
 		r = spec_config(&sp, ++count, &text, &len);

@@ -464,8 +464,20 @@ static const struct cmdline_case cmdline_cases[] = {
 	{ "scsi_scan.lunmask=scsi,virtio_scsi,888888888888888880:1,0-7", -EINVAL, "CHANNEL:ID" },
 	{ "scsi_scan.lunmask=scsi,virtio_scsi,0:4294967296,0", -EINVAL, "CHANNEL:ID" },
 	{ "scsi_scan.lunmask=scsi,virtio_scsi,4294967295:4294967295,0", 0, "id = 4294967295" },
-	{ "scsi_scan.lunmask=fc,0x500507680b215660,", -EINVAL, "ADDRESS,LUNS" },
+	{ "scsi_scan.lunmask=fc,0x500507680b215660,", -EINVAL, "an empty field" },
 	{ "scsi_scan.lunmask=fc,0x500507680b215660,a", -EINVAL, "LUNS is N" },
+	/* Empty fields and stray '+' were taken; quoted values, which the
+	 * kernel's own parser takes, were refused. */
+	{ "scsi_scan.lunmask=iscsi,,iqn.2003-01.x:y,0", -EINVAL, "an empty field" },
+	{ "scsi_scan.lunmask=,iscsi,iqn.2003-01.x:y,0", -EINVAL, "an empty field" },
+	{ "scsi_scan.lunmask=fc,0x500507680b215660,0++12", -EINVAL, "LUNS is N" },
+	{ "scsi_scan.lunmask=fc,0x500507680b215660,+0", -EINVAL, "LUNS is N" },
+	{ "scsi_scan.lunmask=fc,0x500507680b215660,0+", -EINVAL, "LUNS is N" },
+	{ "ro scsi_scan.lunmask=\"iscsi,iqn.2003-01.x:y,0+3\" quiet", 0,
+	  "\tiscsi_target = \"iqn.2003-01.x:y\"\n\tluns = { \"0\", \"3\" }\n" },
+	{ "\"scsi_scan.lunmask=iscsi,iqn.2003-01.x:y,4\" quiet", 0, "\tluns = { \"4\" }\n" },
+	{ "a=\"b c\" scsi_scan.lunmask=sas,5000c500a1b2c3d4,1 d", 0, "\tluns = { \"1\" }\n" },
+	{ "x=\"scsi_scan.lunmask=sas,5000c500a1b2c3d4,1\"", 0, NULL },
 };
 
 START_TEST(test_cmdline)
