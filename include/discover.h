@@ -106,6 +106,9 @@ enum discover_action_kind {
  * @id: the target's id (TRY, FAIL)
  * @listed: the target was listed by the transport (TRY, FAIL): a target
  *	that answers nothing is then reported, not passed over
+ * @also_listed: for TRY, how many more entries of the transport's list
+ *	(sessions, remote ports, end devices) name the same channel and id;
+ *	the target is tried once, and the policy must hold for every one
  * @failed: for DONE, the host's scan did not cover what was asked
  * @reason: why, for people (explain, logs)
  */
@@ -114,6 +117,7 @@ struct discover_action {
 	unsigned int channel;
 	unsigned int id;
 	bool listed;
+	unsigned int also_listed;
 	bool failed;
 	char reason[DISCOVER_REASON_LEN];
 };

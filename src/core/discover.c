@@ -56,6 +56,39 @@ static bool selected(const struct discover_input *in, unsigned int channel, unsi
 	       (in->id < 0 || (unsigned int)in->id == id);
 }
 
+/* Appends to an action's reason. */
+static void say_more(struct discover_action *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say_more(struct discover_action *a, const char *fmt, ...)
+{
+	size_t used = strlen(a->reason);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->reason + used, sizeof(a->reason) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Other entries of the list for the same target (the list is sorted by
+ * channel and id): one target is tried once, whatever lists it. Return:
+ * how many were passed over. */
+static unsigned int skip_same_target(struct discover *d, const struct discover_target *t)
+{
+	const struct discover_input *in = &d->in;
+	unsigned int n = 0;
+
+	while (d->next < in->ntargets) {
+		const struct discover_target *u = &in->targets[d->next];
+
+		if (!u->has_id || u->channel != t->channel || u->id != t->id)
+			break;
+		d->next++;
+		n += u->is_target;
+	}
+	return n;
+}
+
 /* A transport's targets: each listed one once, nothing else. */
 static void step_listed(struct discover *d, enum discover_outcome last, struct discover_action *a)
 {
@@ -84,16 +117,29 @@ static void step_listed(struct discover *d, enum discover_outcome last, struct d
 			return;
 		}
 		d->acted++;
+		/* Of several entries for the target, one that can be reached. */
+		for (size_t k = d->next; !t->reachable && k < in->ntargets; k++) {
+			const struct discover_target *u = &in->targets[k];
+
+			if (!u->has_id || u->channel != t->channel || u->id != t->id)
+				break;
+			if (u->is_target && u->reachable)
+				t = u;
+		}
 		if (!t->reachable) {
 			act(a, DISCOVER_FAIL, t->channel, t->id,
 			    "listed by %s %s, but its state is %s: not reachable", t->name,
 			    t->address, t->state);
 			a->listed = true;
+			skip_same_target(d, t);
 			return;
 		}
 		act(a, DISCOVER_TRY, t->channel, t->id, "listed by %s %s (%s)", t->name, t->address,
 		    t->state);
 		a->listed = true;
+		a->also_listed = skip_same_target(d, t);
+		if (a->also_listed)
+			say_more(a, "; and by %u more with the same target id", a->also_listed);
 		return;
 	}
 	if (in->id >= 0 && d->acted == 0)

@@ -22,6 +22,13 @@
 
 #define DEFAULT_MAX_LUNS 512
 
+/* Two entries of a transport's list name one target, and the lunmask
+ * entries that apply to their addresses differ. */
+#define NOT_ONE_POLICY                                                                             \
+	"not scanned: the transport lists this target id more than once, and the "                 \
+	"lunmask entries that apply differ between its addresses: a LUN one of them refuses "      \
+	"could be attached through another"
+
 /* One host's scan in progress. */
 struct host_scan {
 	const struct scan_ctx *ctx;
@@ -281,38 +288,38 @@ static int match_inquiry(const struct quirk_db *db, const struct inquiry *inq,
 	return quirk_db_match(db, &dev, ret);
 }
 
-/* Where the transport's topology places a target: its stable address. */
-static void listed_address(const struct host_scan *hs, unsigned int c, unsigned int id,
+/* The stable address of one entry of the transport's list. */
+static void listed_address(const struct host_scan *hs, const struct discover_target *lt,
 			   struct lunmask_target *mt, char *iqn, size_t len)
 {
-	for (size_t i = 0; i < hs->nlisted; i++) {
-		const struct discover_target *lt = &hs->listed[i];
-		char *comma;
+	char *comma;
 
-		if (!lt->has_id || lt->channel != c || lt->id != id)
-			continue;
-		switch (hs->rep->transport) {
-		case DISCOVER_FC:
-			mt->port_name = lt->address;
-			break;
-		case DISCOVER_SAS:
-			mt->sas_address = lt->address;
-			break;
-		case DISCOVER_ISCSI:
-			/* topology.c gives "IQN,TPGT" */
-			snprintf(iqn, len, "%s", lt->address);
-			comma = strrchr(iqn, ',');
-			if (comma) {
-				*comma = '\0';
-				mt->iscsi_tpgt = strtol(comma + 1, NULL, 10);
-			}
-			mt->iscsi_target = iqn;
-			break;
-		case DISCOVER_PROBE:
-			break;
+	switch (hs->rep->transport) {
+	case DISCOVER_FC:
+		mt->port_name = lt->address;
+		break;
+	case DISCOVER_SAS:
+		mt->sas_address = lt->address;
+		break;
+	case DISCOVER_ISCSI:
+		/* topology.c gives "IQN,TPGT" */
+		snprintf(iqn, len, "%s", lt->address);
+		comma = strrchr(iqn, ',');
+		if (comma) {
+			*comma = '\0';
+			mt->iscsi_tpgt = strtol(comma + 1, NULL, 10);
 		}
-		return;
+		mt->iscsi_target = iqn;
+		break;
+	case DISCOVER_PROBE:
+		break;
 	}
+}
+
+static bool same_entries(const struct lunmask_set *a, const struct lunmask_set *b)
+{
+	return a->count == b->count &&
+	       (!a->count || !memcmp(a->items, b->items, a->count * sizeof(*a->items)));
 }
 
 /* LUN 0's unit serial number from the copy of VPD page 0x80 in sysfs. */
@@ -346,8 +353,8 @@ static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int 
 	struct scsi_addr lun0 = { hs->host, c, id, 0 };
 	char iqn[ISCSI_NAME_MAX + 16], wwid[SCSI_WWID_MAX + 1], serial[256];
 	const struct lunmask_entry *masks;
-	size_t n, used = 0;
-	int r;
+	size_t n, used = 0, addresses = 0;
+	int r = 0;
 
 	lunmask_set_clear(ret);
 	if (summary && len)
@@ -355,12 +362,28 @@ static int select_mask(const struct host_scan *hs, unsigned int c, unsigned int 
 	masks = quirk_db_lunmasks(hs->ctx->db, &n);
 	if (!n)
 		return 0;
-	listed_address(hs, c, id, &mt, iqn, sizeof(iqn));
 	if (identity && sysfs_device_attr(hs->ctx->sys, &lun0, "wwid", wwid, sizeof(wwid)) > 0)
 		mt.wwid = wwid;
 	if (identity && lun0_serial(hs->ctx, &lun0, serial, sizeof(serial)))
 		mt.serial = serial;
-	r = lunmask_select(masks, n, &mt, ret);
+	/* Every entry of the transport's list that names this target: the
+	 * policy must be one for all of them, or the target is not scanned. */
+	for (size_t i = 0; i < hs->nlisted && r == 0; i++) {
+		const struct discover_target *lt = &hs->listed[i];
+		struct lunmask_set other = { 0 };
+
+		if (!lt->has_id || lt->channel != c || lt->id != id)
+			continue;
+		listed_address(hs, lt, &mt, iqn, sizeof(iqn));
+		r = lunmask_select(masks, n, &mt, addresses++ ? &other : ret);
+		if (r == 0 && addresses > 1 && !same_entries(ret, &other))
+			r = -ENOTUNIQ;
+		lunmask_set_clear(&other);
+	}
+	if (r == 0 && !addresses)
+		r = lunmask_select(masks, n, &mt, ret);
+	if (r < 0)
+		lunmask_set_clear(ret);
 	for (size_t i = 0; r == 0 && summary && i < ret->count && used < len; i++) {
 		const struct lunmask_entry *e = ret->items[i];
 		int k = snprintf(summary + used, len - used, "%s'%s' (%s:%u)", i ? ", " : "",
@@ -1179,6 +1202,11 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 	if (t->probe_lun == 0 && db_uses_identity(ctx->db)) {
 		r = select_mask(hs, t->addr.channel, t->addr.id, true, &t->mask, t->policy,
 				sizeof(t->policy));
+		if (r == -ENOTUNIQ) {
+			target_fail(t, "%s", NOT_ONE_POLICY);
+			r = 0;
+			goto out;
+		}
 		if (r < 0)
 			goto out;
 	}
@@ -1447,6 +1475,13 @@ static int try_target(struct host_scan *hs, const struct discover_action *da,
 	hs->target_start_ms = now_ms();
 	hs->target_writes = 0;
 	r = select_mask(hs, c, t, false, &mask, policy, sizeof(policy));
+	if (r == -ENOTUNIQ) {
+		tr = found_target(hs, c, t, da);
+		if (!tr)
+			return -ENOMEM;
+		target_fail(tr, "%s", NOT_ONE_POLICY);
+		return 1;
+	}
 	if (r < 0)
 		return r;
 	in.other_attached = any_lun_of(before, nbefore, c, t, &in.other_lun);
@@ -1576,6 +1611,10 @@ static int dry_run_host(struct host_scan *hs, const struct selector *sel,
 		tr->probe_lun = before[i].lun;
 		r = select_mask(hs, tr->addr.channel, tr->addr.id, false, &tr->mask, tr->policy,
 				sizeof(tr->policy));
+		if (r == -ENOTUNIQ) {
+			target_fail(tr, "%s", NOT_ONE_POLICY);
+			continue;
+		}
 		if (r < 0)
 			return r;
 		hs->target_start_ms = now_ms();

@@ -1428,6 +1428,34 @@ class Lunmask(ScanTest):
         r = t.json("list", rc=0)
         self.assertEqual(sorted(d["hctl"] for d in r["devices"]), ["0:0:0:0", "0:0:0:1"])
 
+    def test_one_target_id_listed_twice(self):
+        """Two sessions with one target id on one host: the target is
+        scanned once, and only when the policy is the same for both
+        addresses (it was scanned twice, with the first address's policy)."""
+        etc = self.policy('lunmask "a" {\n\tiscsi_target = "iqn.2003-01.x:a"\n'
+                          '\tluns = { 0, 5 }\n}\n')
+        script = ("host 0 transport iscsi wlun refused max_lun 65536\n"
+                  "lu 0:0:0:0\nlu 0:0:0:2\nlu 0:0:0:5\n")
+        t = self.tree(script)
+        t.iscsi_session(0, 1, 0, "iqn.2003-01.x:a")
+        t.iscsi_session(0, 2, 0, "iqn.2003-01.x:b")
+        r = t.json(quirks=(QUIRKS, etc), rc=1, timeout=30)
+        self.assertEqual(t.devices(), [])
+        self.assertEqual(self.scans(t), [])
+        tgts = [tg for h in r["hosts"] for tg in h["targets"]]
+        self.assertEqual(len(tgts), 1)
+        self.assertIn("lunmask entries that apply differ", tgts[0]["error"])
+        # the same name twice: one policy, one scan
+        t = self.tree(script)
+        t.iscsi_session(0, 1, 0, "iqn.2003-01.x:a")
+        t.iscsi_session(0, 2, 0, "iqn.2003-01.x:a")
+        r = t.json(quirks=(QUIRKS, etc), rc=0, timeout=30)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:5"])
+        self.assertEqual(self.scans(t).count("scan host0 0 0 0"), 1)
+        tgts = [tg for h in r["hosts"] for tg in h["targets"]]
+        self.assertEqual(len(tgts), 1)
+        self.assertIn("1 more with the same target id", tgts[0]["found"])
+
     def test_fc_by_port_name(self):
         etc = self.policy('lunmask "array" {\n\tport_name = "50:06:0e:80:10:00:00:00"\n'
                           '\tluns = { 3 }\n}\n')

@@ -210,6 +210,39 @@ START_TEST(discover_iscsi_sessions)
 }
 END_TEST
 
+/* Two entries of the list for one channel and id (the audit's fake trees;
+ * sessions of a multi-session HBA): the target is tried once. */
+START_TEST(discover_one_target_listed_twice)
+{
+	struct discover_target t[] = {
+		listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
+		listed(0, 0, true, true, true, "session2", "LOGGED_IN"),
+		listed(0, 1, true, true, false, "session3", "FAILED"),
+		listed(0, 1, true, true, true, "session4", "LOGGED_IN"),
+		listed(0, 2, true, true, true, "session5", "LOGGED_IN"),
+	};
+	struct discover_input in = { DISCOVER_ISCSI, t, 5, NONE, NONE };
+	struct sim anything = { NONE, NONE, " 0:0 0:2 " };
+	struct discover_action a;
+	struct discover d;
+	struct result res;
+
+	/* 0:1: session3 failed, session4 logged in: reachable. */
+	struct sim answers = { NONE, NONE, " 0:0 0:1 0:2 " };
+
+	run(&in, &answers, &res);
+	ck_assert_str_eq(res.trace, "0:0 0:1 0:2");
+	t[3].reachable = false;
+	run(&in, &anything, &res);
+	ck_assert_str_eq(res.trace, "0:0 F0:1 0:2");
+	discover_init(&d, &in);
+	discover_step(&d, DISCOVER_OUT_NONE, &a);
+	ck_assert_int_eq(a.kind, DISCOVER_TRY);
+	ck_assert_uint_eq(a.also_listed, 1);
+	ck_assert_ptr_nonnull(strstr(a.reason, "and by 1 more with the same target id"));
+}
+END_TEST
+
 START_TEST(discover_fc_rports)
 {
 	struct discover_target t[] = {
@@ -595,6 +628,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, discover_probing, 0, sizeof(probe_cases) / sizeof(probe_cases[0]));
 	tcase_add_test(tc, discover_iscsi_sessions);
 	tcase_add_test(tc, discover_fc_rports);
+	tcase_add_test(tc, discover_one_target_listed_twice);
 	tcase_add_test(tc, discover_sas_never_probes);
 	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));
 	suite_add_tcase(s, tc);
