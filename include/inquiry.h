@@ -42,6 +42,9 @@
  * @removable: RMB (byte 1 bit 7)
  * @version: VERSION (byte 2)
  * @response_format: RESPONSE DATA FORMAT (byte 3 bits 3-0)
+ * @tpgs: TARGET PORT GROUP SUPPORT (byte 5 bits 5-4): implicit (1), explicit
+ *	(2) or both (3) asymmetric access, what the kernel's scsi_dh attaches
+ *	"alua" for; 0 when the response ends before byte 5
  * @scsi_level: the Linux scsi_level derived from @version
  * @response_len: additional length + 5, as the device claims it
  * @len: bytes of the buffer that were decoded
@@ -55,6 +58,7 @@ struct inquiry {
 	bool removable;
 	uint8_t version;
 	uint8_t response_format;
+	uint8_t tpgs;
 	int scsi_level;
 	size_t response_len;
 	size_t len;

@@ -79,6 +79,7 @@ int inquiry_decode(const uint8_t *buf, size_t len, struct inquiry *ret)
 	inq.removable = buf[1] & 0x80;
 	inq.version = buf[2];
 	inq.response_format = buf[3] & 0x0f;
+	inq.tpgs = len > 5 ? (buf[5] >> 4) & 0x3 : 0;
 	inq.scsi_level = inquiry_scsi_level(inq.version, inq.response_format);
 	inq.response_len = (size_t)buf[4] + 5;
 	inq.len = len;

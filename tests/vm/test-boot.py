@@ -69,21 +69,11 @@ def make_initramfs(out, release, moddir, staging, with_hook, tmp):
         os.symlink(moddir, os.path.join(fake, release))
     # and its /boot (mkinitramfs reads the kernel's config there)
     boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
-    script = f"""set -e
-mount --make-rprivate /
-mount --bind {fake} /lib/modules
-mount --bind {boot} /boot
-SCSI_SCAN_ROOT={staging} mkinitramfs -d {conf} -o {out} {release}
-"""
-    made = [d for d in ("/lib/modules", "/boot") if not os.path.exists(d)]
-    for d in made:
-        os.mkdir(d)
-    try:
-        p = subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True,
-                           text=True)
-    finally:
-        for d in made:
-            os.rmdir(d)
+    # Only the tree under test's hook and scripts, never a copy of the
+    # project installed on this machine (/usr/share/initramfs-tools).
+    binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
+    p = vmlib.run_private(f"SCSI_SCAN_ROOT={staging} mkinitramfs -d {conf} -o {out} {release}\n",
+                          binds)
     if p.returncode != 0:
         raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
 

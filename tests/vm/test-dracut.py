@@ -37,34 +37,20 @@ def main():
         staging = os.path.join(tmp, "staging")
         vmlib.install_project(BUILD, staging)
         base = os.path.join(tmp, "dracut")
-        shutil.copytree("/usr/lib/dracut", base, symlinks=True)
+        # this machine's dracut, without a 95scsi-scan a package put there
+        vmlib.without_project("/usr/lib/dracut", base, ("modules.d/95scsi-scan",))
         shutil.copytree(os.path.join(staging, "usr", "lib", "dracut", "modules.d", "95scsi-scan"),
                         os.path.join(base, "modules.d", "95scsi-scan"))
         fake = os.path.join(tmp, "lib-modules")
         os.makedirs(fake)
         os.symlink(moddir, os.path.join(fake, release))
         image = os.path.join(tmp, "initrd.img")
-        script = f"""set -e
-mount --make-rprivate /
-mount --bind {fake} /lib/modules
-mount --bind {staging}/usr/bin/scsi-scan /usr/bin/scsi-scan
-mount --bind {staging}/usr/lib/scsi-scan /usr/lib/scsi-scan
-dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \\
+        script = f"""dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \\
 	--kmoddir {moddir} --add scsi-scan --omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \\
 	--add-drivers "virtio_pci virtio_scsi sd_mod ext4" --force --no-compress {image}
 """
-        made = []
-        for path, is_dir in (("/lib/modules", True), ("/usr/bin/scsi-scan", False),
-                             ("/usr/lib/scsi-scan", True)):
-            if not os.path.lexists(path):
-                os.mkdir(path) if is_dir else open(path, "w").close()
-                made.append((path, is_dir))
-        try:
-            p = subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True,
-                               text=True)
-        finally:
-            for path, is_dir in reversed(made):
-                os.rmdir(path) if is_dir else os.unlink(path)
+        p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, staging) +
+                              [(fake, "/lib/modules")])
         if p.returncode != 0:
             print(f"dracut failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
             return 1

@@ -302,33 +302,19 @@ def make_dracut(tmp, root, deb):
     pkg = os.path.join(tmp, "pkg")
     subprocess.run(["dpkg-deb", "-x", deb, pkg], check=True)
     base = os.path.join(tmp, "dracut-base")
-    shutil.copytree("/usr/lib/dracut", base, symlinks=True)
+    # this machine's dracut, without a 95scsi-scan a package put there
+    vmlib.without_project("/usr/lib/dracut", base, ("modules.d/95scsi-scan",))
     shutil.copytree(os.path.join(pkg, "usr", "lib", "dracut", "modules.d", "95scsi-scan"),
                     os.path.join(base, "modules.d", "95scsi-scan"))
     out = os.path.join(tmp, "initrd-dracut.img")
     kmod = os.path.join(root, "usr", "lib", "modules", release)
-    made = []
-    for path, is_dir in (("/usr/bin/scsi-scan", False), ("/usr/bin/scsi-quirks", False),
-                         ("/usr/lib/scsi-scan", True)):
-        if not os.path.lexists(path):
-            os.mkdir(path) if is_dir else open(path, "w").close()
-            made.append((path, is_dir))
-    script = f"""set -e
-mount --make-rprivate /
-mount --bind {pkg}/usr/bin/scsi-scan /usr/bin/scsi-scan
-mount --bind {pkg}/usr/bin/scsi-quirks /usr/bin/scsi-quirks
-mount --bind {pkg}/usr/lib/scsi-scan /usr/lib/scsi-scan
-dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
+    script = f"""dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
 	--kmoddir {kmod} --add scsi-scan \
 	--omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \
 	--add-drivers "virtio_pci virtio_scsi sd_mod sg ext4" --force {out}
 """
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
-    finally:
-        for path, is_dir in made:
-            os.rmdir(path) if is_dir else os.unlink(path)
+    p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, pkg))
     if p.returncode != 0:
         raise vmlib.VMError(f"dracut failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
     vmlib.log(f"dracut image built in {time.monotonic() - t0:.0f} s")

@@ -5,6 +5,7 @@ installed project, and collect what the guest prints.
 Kernels come from Debian's packages (apt-get download), cached outside the
 tree in $SCSI_SCAN_VM_CACHE (default ~/.cache/scsi-scan-vm)."""
 
+import fcntl
 import glob
 import lzma
 import os
@@ -375,6 +376,84 @@ def install_project(build_dir, dest):
     for p in glob.glob(os.path.join(dest, "usr", "bin", "*")):
         st = os.stat(p)
         os.chmod(p, st.st_mode | stat.S_IXUSR)
+
+
+# What a package or a meson install of the project puts on this machine, by
+# the path a boot-image builder finds it at.
+PROJECT_PATHS = ("usr/bin/scsi-scan", "usr/bin/scsi-quirks", "usr/bin/scsi-scand",
+                 "usr/lib/scsi-scan", "etc/scsi-scan")
+INITRAMFS_TOOLS = "/usr/share/initramfs-tools"
+PROJECT_BOOT_FILES = ("hooks/scsi-scan", "scripts/init-premount/scsi-scan",
+                      "scripts/local-block/scsi-scan")
+
+
+def without_project(src, dest, drop):
+    """A copy of the directory @src at @dest without the paths @drop (the
+    project's own files a package installed there)."""
+    shutil.copytree(src, dest, symlinks=True)
+    for rel in drop:
+        p = os.path.join(dest, rel)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p)
+        elif os.path.lexists(p):
+            os.unlink(p)
+
+
+def hermetic_binds(tmp, staging):
+    """Bind mounts for a private mount namespace in which this machine's
+    own copy of the project, if any (the package, or meson install), plays
+    no part: the tree under test's files (@staging) over the project's
+    paths, and initramfs-tools without the project's hook and scripts.
+    Returns [(source, target)]."""
+    binds = []
+    for rel in PROJECT_PATHS:
+        src = os.path.join(staging, rel)
+        if not os.path.lexists(src):
+            src = os.path.join(tmp, "empty-" + rel.replace("/", "-"))
+            if rel.startswith("usr/bin/"):
+                open(src, "w").close()
+            else:
+                os.makedirs(src, exist_ok=True)
+        binds.append((src, "/" + rel))
+    if os.path.isdir(INITRAMFS_TOOLS):
+        clean = os.path.join(tmp, "initramfs-tools-clean")
+        if not os.path.isdir(clean):
+            without_project(INITRAMFS_TOOLS, clean, PROJECT_BOOT_FILES)
+        binds.append((clean, INITRAMFS_TOOLS))
+    return binds
+
+
+def run_private(script, binds, timeout=None):
+    """Runs the shell @script in a private mount namespace after the bind
+    mounts @binds; mount points missing on this machine are made for the
+    time of the run. Returns the CompletedProcess."""
+    lines = ["set -e", "mount --make-rprivate /"]
+    lines += [f"mount --bind '{src}' '{dst}'" for src, dst in binds]
+    made = []
+    # Suites run side by side: a mount point one makes and removes must not
+    # go while another's namespace stands on it.
+    lock = open(os.path.join(tempfile.gettempdir(), "scsi-scan-vm-mounts.lock"), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    for src, dst in binds:
+        if os.path.lexists(dst):
+            continue
+        parent = os.path.dirname(dst)
+        if not os.path.isdir(parent):
+            os.makedirs(parent)
+            made.append((parent, True))
+        if os.path.isdir(src):
+            os.mkdir(dst)
+            made.append((dst, True))
+        else:
+            open(dst, "w").close()
+            made.append((dst, False))
+    try:
+        return subprocess.run(["unshare", "--mount", "sh", "-c", "\n".join(lines) + "\n" + script],
+                              capture_output=True, text=True, timeout=timeout)
+    finally:
+        for path, is_dir in reversed(made):
+            os.rmdir(path) if is_dir else os.unlink(path)
+        lock.close()
 
 
 def install_bench(build_dir, dest):
