@@ -73,13 +73,15 @@ struct monitor;
 
 /**
  * monitor_new() - listen to udev's processed events (the "udev" source)
+ * @buffer: the socket's receive buffer in bytes (a burst of events larger
+ *	than it overflows it: monitor_receive() then says -ENOBUFS)
  *
  * Only the subsystems that matter pass the kernel-side filter: scsi_host,
  * scsi, fc_remote_ports, sas_end_device.
  *
  * Return: the monitor, or NULL with errno set.
  */
-struct monitor *monitor_new(void);
+struct monitor *monitor_new(size_t buffer);
 
 /**
  * monitor_free() - stop listening
@@ -103,7 +105,8 @@ int monitor_fd(const struct monitor *m);
  * @len: size of @what
  *
  * Return: 1 if an event was read (its kind may be SCSI_EVENT_NONE), 0 if
- * none was waiting, or a negative errno.
+ * none was waiting, -ENOBUFS if events were lost because the receive
+ * buffer overflowed (the next call reads on), or another negative errno.
  */
 int monitor_receive(struct monitor *m, struct scsi_event *ret, char *what, size_t len);
 

@@ -34,4 +34,25 @@ int topology_read(const struct sysfs_ctx *sys, unsigned int host,
 		  enum discover_transport *ret_transport, struct discover_target **ret_targets,
 		  size_t *ret_count);
 
+/**
+ * topology_target_lost() - whether the transport lost a target it listed
+ * @sys: the path context
+ * @host: the host number
+ * @channel: the target's channel
+ * @id: the target's id
+ * @why: set to the entry and its state when lost ("session3
+ *	iqn...,1 is FAILED"), or to what went wrong
+ * @len: size of @why
+ *
+ * A session that failed, a remote port that is blocked or gone: commands
+ * and scan writes to the target go nowhere until it comes back, and a
+ * scan of it can stop at once.
+ *
+ * Return: 1 lost (no entry of the list that names the target can be
+ * reached, or none names it any more), 0 reachable or no transport, or a
+ * negative errno.
+ */
+int topology_target_lost(const struct sysfs_ctx *sys, unsigned int host, unsigned int channel,
+			 unsigned int id, char *why, size_t len);
+
 #endif

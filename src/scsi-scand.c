@@ -155,6 +155,10 @@ static void usage(FILE *f)
 	      "      --no-resize        on \"capacity data has changed\", log it but do not\n"
 	      "                         have the kernel read the capacity again\n"
 	      "      --max-workers N    hosts scanned at once, 1-1024 (default 16)\n"
+	      "      --event-buffer BYTES\n"
+	      "                         the udev socket's receive buffer, 65536-1073741824\n"
+	      "                         (default 8 MiB); when it overflows, every host is\n"
+	      "                         scanned again\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path (repeatable)\n"
 	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (tests;\n"
 	      "                         --sysfs is the old name)\n"
@@ -177,6 +181,7 @@ struct cmdline {
 	const char *sysroot;
 	bool foreground;
 	bool monitor;
+	size_t event_buffer;
 	bool once;
 	bool verbose;
 };
@@ -193,6 +198,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		OPT_SYSROOT,
 		OPT_NO_MONITOR,
 		OPT_ONCE,
+		OPT_EVENT_BUFFER,
 		OPT_VERSION
 	};
 	static const struct option longopts[] = {
@@ -206,6 +212,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		{ "sysfs", required_argument, NULL, OPT_SYSROOT },
 		{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "event-buffer", required_argument, NULL, OPT_EVENT_BUFFER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -239,6 +246,21 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 				return EXIT_USAGE;
 			}
 			c->eo.max_workers = (unsigned int)v;
+			break;
+		}
+		case OPT_EVENT_BUFFER: {
+			unsigned long long v;
+			char *end;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno || v < 65536 ||
+			    v > (1ull << 30)) {
+				fputs("scsi-scand: --event-buffer takes 65536-1073741824 bytes\n",
+				      stderr);
+				return EXIT_USAGE;
+			}
+			c->event_buffer = (size_t)v;
 			break;
 		}
 		case OPT_QUIRKS_DIR: {
@@ -371,7 +393,17 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 			struct scsi_event ev;
 			char what[256];
 
-			while ((r = monitor_receive(mon, &ev, what, sizeof(what))) > 0) {
+			while ((r = monitor_receive(mon, &ev, what, sizeof(what))) > 0 ||
+			       r == -ENOBUFS) {
+				if (r == -ENOBUFS) {
+					/* The kernel dropped events for us: which hosts
+					 * they named is lost, so every host is scanned. */
+					say(d, LOG_WARNING,
+					    "udev: the event buffer overflowed and events were "
+					    "lost: every host is scanned again");
+					engine_coldplug(d->engine);
+					continue;
+				}
 				say(d, LOG_DEBUG, "event: %s", what);
 				engine_event(d->engine, &ev);
 			}
@@ -399,7 +431,8 @@ int main(int argc, char **argv)
 				     .resize = true,
 				     .retry_ms = RETRY_MS,
 				     .retry_max = RETRY_MAX },
-			     .monitor = true };
+			     .monitor = true,
+			     .event_buffer = 8 << 20 };
 	struct daemon d = { .log_level = LOG_INFO, .log_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sysfs_ctx *sys = NULL;
 	struct monitor *mon = NULL;
@@ -470,7 +503,7 @@ int main(int argc, char **argv)
 		goto out;
 	/* Listen before coldplug, so nothing that appears meanwhile is lost. */
 	if (c.monitor && !c.once) {
-		mon = monitor_new();
+		mon = monitor_new(c.event_buffer);
 		if (!mon) {
 			say(&d, LOG_ERR, "cannot listen to udev: %s", strerror(errno));
 			goto out;

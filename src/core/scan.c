@@ -579,6 +579,18 @@ static int apply_probe(struct host_scan *hs, struct target_report *t, uint64_t l
 		return add_lun(t, lun, LUN_ATTACHED, code, "%s", why);
 	}
 	o->kind = PLAN_OUT_ABSENT;
+	r = hs->rep->transport == DISCOVER_PROBE
+		    ? 0
+		    : topology_target_lost(ctx->sys, hs->host, t->addr.channel, t->addr.id, own,
+					   sizeof(own));
+	if (r == 1) {
+		/* Every later write would go nowhere until it is back. */
+		target_fail(t,
+			    "the transport lost the target in the middle of its scan (%s): "
+			    "LUN %" PRIu64 " and those after it were not attached",
+			    own, lun);
+		return -ENOTCONN;
+	}
 	return add_lun(t, lun, LUN_ABSENT, code, "%s; no logical unit answered", why);
 }
 
@@ -1307,6 +1319,10 @@ static int scan_target(struct host_scan *hs, struct target_report *t, const stru
 		    (t->luns[t->nluns - 1].outcome == LUN_ATTACHED ||
 		     (ctx->opt.investigate && t->luns[t->nluns - 1].outcome == LUN_PRESENT)))
 			r = watch_ghost(ctx, t, &gw, a.lun, &o);
+		if (r == -ENOTCONN) {
+			r = 0;
+			break;
+		}
 		if (r < 0)
 			break;
 		r = scan_bound(hs);
@@ -1836,6 +1852,10 @@ bool lun_report_failed(const struct target_report *t, const struct lun_report *l
 	case LUN_FAILED:
 	case LUN_IN_USE:
 		return true;
+	case LUN_ABSENT:
+		/* The device listed it, and nothing answered there: its list
+		 * changed under the scan, or it lies. */
+		return l->code && strcmp(l->code, "listed") == 0;
 	case LUN_LIMIT:
 		return t->method != PLAN_METHOD_SEQUENTIAL;
 	default:

@@ -266,3 +266,32 @@ int topology_read(const struct sysfs_ctx *sys, unsigned int host,
 	*ret_count = l.count;
 	return 0;
 }
+
+int topology_target_lost(const struct sysfs_ctx *sys, unsigned int host, unsigned int channel,
+			 unsigned int id, char *why, size_t len)
+{
+	enum discover_transport tr;
+	struct discover_target *t = NULL;
+	size_t n = 0;
+	int r, lost = 1;
+
+	r = topology_read(sys, host, &tr, &t, &n);
+	if (r < 0) {
+		snprintf(why, len, "cannot read the transport's list: %s", strerror(-r));
+		return r;
+	}
+	if (tr == DISCOVER_PROBE)
+		lost = 0;
+	snprintf(why, len, "no entry of the %s transport lists it any more",
+		 discover_transport_name(tr));
+	for (size_t i = 0; i < n && lost; i++) {
+		if (!t[i].has_id || t[i].channel != channel || t[i].id != id)
+			continue;
+		if (t[i].reachable)
+			lost = 0;
+		else
+			snprintf(why, len, "%s %s is %s", t[i].name, t[i].address, t[i].state);
+	}
+	free(t);
+	return lost;
+}

@@ -14,7 +14,7 @@ struct monitor {
 	struct udev_monitor *mon;
 };
 
-struct monitor *monitor_new(void)
+struct monitor *monitor_new(size_t buffer)
 {
 	static const char *const subsystems[] = { "scsi_host", "scsi", "fc_remote_ports",
 						  "sas_end_device", "iscsi_session" };
@@ -39,7 +39,7 @@ struct monitor *monitor_new(void)
 	if (r < 0)
 		goto fail;
 	/* A burst of hotplug events must not overflow the socket. */
-	udev_monitor_set_receive_buffer_size(m->mon, 8 * 1024 * 1024);
+	udev_monitor_set_receive_buffer_size(m->mon, (int)buffer);
 	r = udev_monitor_enable_receiving(m->mon);
 	if (r < 0)
 		goto fail;

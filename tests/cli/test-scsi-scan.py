@@ -279,10 +279,15 @@ class Failures(ScanTest):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
                       "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n"
                       "report 0:0:0 list 0,1,1,0,9,1\n")
-        r = t.json(rc=0)
+        # a LUN the device lists and nothing answers at: named, exit 1 (the
+        # list changed under the scan, or the device lies)
+        r = t.json(rc=1)
         luns, tgt = self.lun_outcomes(r, "0:0:0")
         self.assertEqual(tgt["report_luns"], [0, 1, 9])
         self.assertEqual(luns, {0: "attached", 1: "attached", 9: "absent"})
+        p = t.run(rc=1)
+        self.assertIn("0:0:0:9: absent: listed by REPORT LUNS; no logical unit answered",
+                      p.stderr)
 
     def test_inquiry_fails_uses_sysfs_copy(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
@@ -608,7 +613,7 @@ class OneWriteForATarget(ScanTest):
         t = self.tree(self.script(extra="lu 0:0:0:40 pq 3 version 6\n"
                                         "report 0:0:0 list " +
                                         ",".join(str(n) for n in range(41)) + "\n"))
-        r = t.json(rc=0)
+        r = t.json(rc=1)
         scans = self.scans(t)
         self.assertEqual(scans[:3], ["scan host0 0 0 0", "scan host0 0 0 1",
                                      "scan host0 0 0 -"])
@@ -1455,6 +1460,21 @@ class Lunmask(ScanTest):
         tgts = [tg for h in r["hosts"] for tg in h["targets"]]
         self.assertEqual(len(tgts), 1)
         self.assertIn("1 more with the same target id", tgts[0]["found"])
+
+    def test_the_session_fails_in_the_middle_of_a_scan(self):
+        """The transport loses the target after a few LUNs: the scan of it
+        stops at once, names the session and the LUN, exits 1, and leaves
+        nothing half done (no well-known LUN)."""
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536 lost_after 4\n" +
+                      "".join(f"lu 0:0:0:{n}\n" for n in range(10)))
+        t.iscsi_session(0, 1, 0, "iqn.2003-01.x:a")
+        r = t.json(rc=1, timeout=30)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertTrue(tgt["failed"])
+        self.assertIn("the transport lost the target in the middle of its scan "
+                      "(session1 iqn.2003-01.x:a,1 is FAILED): LUN 3", tgt["error"])
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:0:2"])
+        self.assertLessEqual(len(self.scans(t)), 4)
 
     def test_fc_by_port_name(self):
         etc = self.policy('lunmask "array" {\n\tport_name = "50:06:0e:80:10:00:00:00"\n'

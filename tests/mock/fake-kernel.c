@@ -7,7 +7,7 @@
  * file describing the devices behind each host:
  *
  *   host H max_channel C max_id T max_lun L [transport fc|sas|iscsi]
- *        [wlun refused] [delay_ms N]
+ *        [wlun refused] [delay_ms N] [lost_after N]
  *   lu H:C:T:L pdt N version V vendor S model S rev S [pq N] [mounted PATH]
  *      [wwid S] [serial S] [naa HEX]   (the wwid, vpd_pg80 and vpd_pg83
  *      attributes; naa: 16 hex digits of an NAA logical-unit designator)
@@ -32,7 +32,11 @@
  * success, as the transports' user_scan does (fc_user_scan, sas_user_scan,
  * iscsi_user_scan): its limits never give EINVAL. "wlun refused" makes the
  * REPORT LUNS well-known LUN attach nothing, as LIO's CHECK CONDITION does.
- * "delay_ms" makes every scan write of the host take that long. A LUN
+ * "delay_ms" makes every scan write of the host take that long.
+ * "lost_after N": after N scan writes the transport loses the host's
+ * targets, as a session that fails or a remote port that is blocked: each
+ * iSCSI session of the host (sys/devices/platform/hostH/session*) reads
+ * FAILED, and scan writes attach nothing. A LUN
  * "mounted" on PATH gets a disk sdX (240:16n) that is mounted there as soon
  * as it is attached, as an automounter or a stale fstab entry would do.
  */
@@ -61,6 +65,8 @@ struct host {
 	bool any_id;
 	bool wlun_refused;
 	unsigned int delay_ms;
+	unsigned int lost_after;
+	unsigned int writes;
 };
 
 struct lu {
@@ -212,6 +218,8 @@ static void load(void)
 					h->wlun_refused = true;
 				else if (strcmp(k, "delay_ms") == 0)
 					h->delay_ms = atoi(v);
+				else if (strcmp(k, "lost_after") == 0)
+					h->lost_after = atoi(v);
 				else
 					die("host: unknown key %s", k);
 			}
@@ -468,6 +476,34 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	note("attach %u:%u:%u:%" PRIu64 " as %s", h, c, t, l, sg);
 }
 
+/* Every iSCSI session of host @h as the test tree places it reads FAILED. */
+static void lose_sessions(unsigned int h)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/sys/devices/platform/host%u", root, h);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX + 600];
+		FILE *f;
+
+		if (strncmp(de->d_name, "session", 7) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/iscsi_session/%s/state", dir, de->d_name,
+			 de->d_name);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("FAILED\n", f);
+			fclose(f);
+		}
+	}
+	closedir(d);
+}
+
 static int fake_scan(unsigned int h, const char *buf, size_t n)
 {
 	char cs[16], ts[16], ls[24], text[96];
@@ -501,6 +537,14 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	}
 	if (!strcmp(cs, "-") || !strcmp(ts, "-"))
 		die("scan '%s': the fake kernel takes only explicit C T", text);
+	if (host->lost_after && ++host->writes >= host->lost_after) {
+		/* The transport's user_scan of a target it lost: success, and
+		 * nothing is attached. */
+		if (host->writes == host->lost_after)
+			lose_sessions(h);
+		note("scan host%u '%s': the transport lost the target", h, text);
+		return (int)n;
+	}
 	c = strtoull(cs, NULL, 0);
 	t = strtoull(ts, NULL, 0);
 	if (!strcmp(ls, "-")) {

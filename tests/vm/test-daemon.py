@@ -136,6 +136,63 @@ result capacity-kernel "before=$s0 after=$(size_of $L2)"
 scsi-scan --resize $L2 > /tmp/resize.txt 2>&1; rc=$?
 result capacity-cli "rc=$rc after=$(size_of $L2) says=[$(grep $L2 /tmp/resize.txt)]"
 sed 's/^/@@L /' /tmp/scand.log | grep -v 'attached LUN' | head -120
+
+# An event storm: 10,000 "reported LUNs data has changed" on one LUN (the
+# kernel's synthetic uevents carry SDEV_UA as a real one does) while the
+# daemon is stopped, its receive buffer small: the socket overflows, and
+# the daemon must scan again rather than lose what the events said. udev
+# is restarted in the middle of it.
+scsi-scand --foreground -v --event-buffer 65536 > /tmp/storm.log 2>&1 &
+PID=$!
+udevadm settle -t 30; sleep 2
+echo 9 > $SD/max_luns
+kill -STOP $PID
+u=/sys/bus/scsi/devices/$HA:0:0:0/uevent
+t0=$(uptime_cs)
+i=0
+while [ $i -lt 10000 ]; do
+	echo "change 6d1e0e6c-0b4f-4d8e-9d0e-1d2c3b4a5f60 SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED" > $u
+	i=$((i + 1))
+	if [ $i = 5000 ]; then
+		udevadm control --exit; sleep 1
+		/lib/systemd/systemd-udevd --daemon
+	fi
+done
+udevadm settle -t 600
+t1=$(uptime_cs)
+kill -CONT $PID
+ts=$(wait_luns $HA 9 6000)
+sleep 2
+alive=no; kill -0 $PID 2>/dev/null && alive=yes
+result storm "alive=$alive time=$ts luns=$(count_luns $HA) events=$i send_cs=$((t1 - t0)) overflow=$(grep -c 'event buffer overflowed' /tmp/storm.log) scans=$(grep -c "host$HA: scanned" /tmp/storm.log) received=$(grep -c 'event: change scsi' /tmp/storm.log)"
+# After the udev restart, events still arrive: the next change is seen.
+echo 10 > $SD/max_luns
+sg_turs /dev/$(ls /sys/bus/scsi/devices/$HA:0:0:0/scsi_generic) > /dev/null 2>&1
+sg_turs /dev/$(ls /sys/bus/scsi/devices/$HA:0:0:0/scsi_generic) > /dev/null 2>&1
+ta=$(wait_luns $HA 10 3000)
+result after-restart "time=$ta luns=$(count_luns $HA)"
+kill $PID; wait $PID
+
+# Killed mid-scan (SIGKILL, no cleanup of its own) and started again: the
+# coldplug reaches what the scan would have, and leaves no REPORT LUNS
+# well-known LUN behind.
+echo 200 > $SD/max_luns
+scsi-scand --foreground -v > /tmp/kill.log 2>&1 &
+PID=$!
+before=$(all_hosts)
+echo 1 > $SD/add_host
+set -- $(new_hosts "$before"); HK=$1
+wait_luns $HK 20 3000 > /dev/null
+kill -9 $PID; wait $PID 2>/dev/null
+mid=$(count_luns $HK)
+scsi-scand --foreground -v > /tmp/kill2.log 2>&1 &
+PID=$!
+tk=$(wait_luns $HK 200 12000)
+sleep 1
+wluns=$(ls /sys/bus/scsi/devices | grep -c ':49409$')
+result sigkill "mid=$mid after=$(count_luns $HK) time=$tk wluns=$wluns lock=$(grep -c 'lock' /tmp/kill2.log)"
+kill $PID; wait $PID
+grep -E 'overflow|coldplug|scanned' /tmp/storm.log | head -20 | sed 's/^/@@S /'
 """
 
 
@@ -203,6 +260,24 @@ def main():
           field("capacity-cli", "after") == "4194304" and
           "resized: 16384 -> 4194304 sectors (8.00 MiB -> 2.00 GiB)" in c,
           f"scsi-scan --resize: {c}")
+    st = res.get("storm", "")
+    check("event-storm", field("storm", "alive") == "yes" and field("storm", "luns") == "9" and
+          cs(field("storm", "time")) >= 0 and field("storm", "events") == "10000",
+          f"10,000 synthetic 'reported LUNs data has changed' events while the daemon was "
+          f"stopped with a 64 KiB buffer, udev restarted half-way: alive, the new LUNs "
+          f"attached ({st})")
+    check("event-overflow", int(field("storm", "overflow") or 0) >= 1,
+          f"the buffer overflowed and the daemon said so and scanned every host again ({st})")
+    ar = res.get("after-restart", "")
+    check("udev-restart", field("after-restart", "luns") == "10" and
+          cs(field("after-restart", "time")) >= 0,
+          f"after udev's restart a real unit attention is still acted on ({ar})")
+    k = res.get("sigkill", "")
+    check("sigkill-restart", field("sigkill", "after") == "200" and
+          field("sigkill", "wluns") == "0" and cs(field("sigkill", "time")) >= 0 and
+          int(field("sigkill", "mid") or 0) < 200,
+          f"killed with SIGKILL in the middle of a 200-LUN scan and started again: the "
+          f"coldplug attached them all, no well-known LUN left ({k})")
     print(f"       daemon {res.get('rss', '?')}")
     return checks.finish(out, tail=200)
 
