@@ -247,13 +247,20 @@ static void print_json(json_object *j)
 	json_object_put(j);
 }
 
-/* Each LUN that fell short, on stderr, for the log of a boot script. */
+/* Each host, target and LUN that fell short, on stderr, for the log of a
+ * boot script. */
 static void print_lun_failures(const struct scan_report *rep)
 {
-	for (size_t i = 0; i < rep->nhosts; i++)
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		if (rep->hosts[i].failed)
+			fprintf(stderr, "scsi-scan: host%u: %s\n", rep->hosts[i].host,
+				rep->hosts[i].error);
 		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
 			const struct target_report *t = &rep->hosts[i].targets[k];
 
+			if (t->failed)
+				fprintf(stderr, "scsi-scan: %u:%u:%u: %s\n", t->addr.host,
+					t->addr.channel, t->addr.id, t->error);
 			if (t->ghost_stop)
 				fprintf(stderr,
 					"scsi-scan: %u:%u:%u: ghost LUNs: LUN %" PRIu64
@@ -279,6 +286,7 @@ static void print_lun_failures(const struct scan_report *rep)
 						lun_outcome_name(t->luns[j].outcome),
 						t->luns[j].reason);
 		}
+	}
 }
 
 static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,

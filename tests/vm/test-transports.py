@@ -165,6 +165,58 @@ kill -TERM $PID; wait $PID; rc=$?
 echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
 echo "@@D retries=$(grep -c 'not reachable yet' /tmp/scand.log)"
 sed 's/^/@@S /' /tmp/scand.log | grep -v 'attached LUN' | tail -40
+
+# Faults on the transport in the middle of a scan: target t5, 256 LUNs
+# behind a portal of its own (127.0.0.3); its session gives up on a lost
+# connection after 10 s (replacement_timeout), as an administrator sets it
+# for a path that multipath covers.
+T5=iqn.2003-01.org.linux-iscsi.test:t5
+backstore_small() { mkdir -p $C/core/rd_mcp_0/$1; echo rd_pages=4 > $C/core/rd_mcp_0/$1/control
+	echo 1 > $C/core/rd_mcp_0/$1/enable; echo $C/core/rd_mcp_0/$1; }
+mkdir -p $C/iscsi/$T5/tpgt_1/np/127.0.0.3:3260
+i=0; while [ $i -lt 256 ]; do lun $T5 $i $(backstore_small f$i); i=$((i + 1)); done
+echo 0 > $C/iscsi/$T5/tpgt_1/attrib/authentication
+echo 1 > $C/iscsi/$T5/tpgt_1/enable
+iscsiadm -m discovery -t st -p 127.0.0.3 >/dev/null 2>&1
+iscsiadm -m node -T $T5 -p 127.0.0.3 -o update -n node.session.timeo.replacement_timeout -v 10 >/dev/null 2>&1
+h5=$(login $T5 127.0.0.3)
+wluns() { ls /sys/bus/scsi/devices | grep -c "^$1:.*:49409$"; }
+state5() { cat /sys/class/iscsi_session/*/state 2>/dev/null | sort | uniq -c | tr -s ' \n' ' '; }
+# 1. The target goes away (its portal group disabled) while scsi-scan
+#    attaches its LUNs.
+scsi-scan host$h5 > /tmp/f1.out 2> /tmp/f1.err &
+SP=$!
+wait_luns $h5 8 6000 > /dev/null
+t0=$(uptime_cs)
+echo 0 > $C/iscsi/$T5/tpgt_1/enable
+wait $SP; rc=$?
+echo "@@F session-dropped host=$h5 rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=$(count_luns $h5) wluns=$(wluns $h5) states=[$(state5)]"
+sed 's/^/@@FE /' /tmp/f1.err | head -4
+# 2. A scan of the host while its target is gone.
+t0=$(uptime_cs)
+scsi-scan host$h5 > /tmp/f2.out 2> /tmp/f2.err; rc=$?
+echo "@@F portal-gone rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=$(count_luns $h5) wluns=$(wluns $h5)"
+sed 's/^/@@FE /' /tmp/f2.err | head -4
+# 3. The target comes back with one LUN fewer (255, unmapped while it was
+#    away): the daemon, started while the session was down, attaches what
+#    the target lists once the session logs in again.
+rm -f $C/iscsi/$T5/tpgt_1/acls/$INIT/lun_255/map
+rmdir $C/iscsi/$T5/tpgt_1/acls/$INIT/lun_255
+echo "@@FK acl luns left: $(ls $C/iscsi/$T5/tpgt_1/acls/$INIT | grep -c lun_) lun_255=$(ls -d $C/iscsi/$T5/tpgt_1/acls/$INIT/lun_255 2>&1)"
+scsi-scand --foreground > /tmp/f3.log 2>&1 &
+PID=$!
+sleep 2
+t0=$(uptime_cs)
+echo 1 > $C/iscsi/$T5/tpgt_1/enable
+t=$(wait_luns $h5 255 9000)
+sleep 1
+echo "@@F session-back time=$t luns=$(count_luns $h5) wluns=$(wluns $h5) states=[$(state5)]"
+kill -TERM $PID; wait $PID
+grep -E "host$h5|$h5:" /tmp/f3.log | grep -v 'attached LUN' | tail -12 | sed 's/^/@@FS /'
+dmesg | grep -E "session|scsi $h5:0:0:(0|1|15|16|200|254|255):" | tail -20 | sed 's/^/@@FK /'
+echo "@@FK after: lun255=$(ls -d /sys/bus/scsi/devices/$h5:0:0:255 2>&1) listed=$(sg_luns /dev/$(ls /sys/bus/scsi/devices/$h5:0:0:0/scsi_generic) 2>&1 | grep -c '^    ')"
+grep -c "" /tmp/f3.log | sed 's/^/@@FK daemon log lines: /'
+grep -E "host$h5: scanned" /tmp/f3.log | head -5 | sed 's/^/@@FK /'
 """
 
 
@@ -346,9 +398,41 @@ def main():
     checks.check("daemon-sigterm", stop.get("rc") == "0" and int(stop.get("time", "999")) < 500,
                  f"SIGTERM: exit {stop.get('rc')} after {int(stop.get('time', '-1')) * 10} ms",
                  width=30)
+    faults = {}
+    for line in out.splitlines():
+        if line.startswith("@@F "):
+            key, _, rest = line[4:].partition(" ")
+            faults[key] = dict(kv.split("=", 1) for kv in re.findall(r"\w+=\S+", rest))
+    errs = "\n".join(line[5:] for line in out.splitlines() if line.startswith("@@FE "))
+    f = faults.get("session-dropped", {})
+    h5 = f.get("host", "?")
+    checks.check("fault-session-dropped",
+                 f.get("rc") == "1" and int(f.get("cs", "99999")) <= 6000 and
+                 f.get("wluns") == "0" and 0 < int(f.get("luns", "0")) < 256 and
+                 "the transport lost the target in the middle of its scan" in errs and
+                 f"{h5}:0:0" in errs,
+                 f"t5's portal group disabled while scsi-scan attached its 256 LUNs: exit "
+                 f"{f.get('rc')} {int(f.get('cs', '-1')) * 10} ms later (replacement timeout "
+                 f"10 s), {f.get('luns')} attached, no well-known LUN, the failure named "
+                 f"with its H:C:T ({errs.splitlines()[0][:110] if errs else 'nothing said'})",
+                 width=30)
+    f = faults.get("portal-gone", {})
+    checks.check("fault-portal-gone",
+                 f.get("rc") == "1" and int(f.get("cs", "99999")) <= 1000 and
+                 f.get("wluns") == "0" and "not reachable" in errs,
+                 f"scsi-scan of the host while its target is gone: exit {f.get('rc')} in "
+                 f"{int(f.get('cs', '-1')) * 10} ms, the session named as not reachable",
+                 width=30)
+    f = faults.get("session-back", {})
+    checks.check("fault-session-back",
+                 f.get("luns") == "255" and f.get("wluns") == "0" and f.get("time") != "-1",
+                 f"the target back with LUN 255 unmapped while it was away: the daemon, "
+                 f"started while the session was down, attached {f.get('luns')} LUNs "
+                 f"{int(f.get('time', '-1')) * 10} ms after the portal group was enabled "
+                 f"again ({f.get('states', '')})", width=30)
     if checks.failed:
         print("\n".join(line for line in out.splitlines()
-                        if line.startswith(("@@L", "@@X", "@@S", "@@M"))))
+                        if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F"))))
     print(f"guest and checks took {time.monotonic() - start:.0f} s")
     return checks.finish(out)
 
