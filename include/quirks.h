@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inquiry.h"
+
 /* INQUIRY field widths: a longer literal can never match. */
 #define QUIRK_VENDOR_LEN 8
 #define QUIRK_MODEL_LEN 16
@@ -277,6 +279,14 @@ const struct lunmask_entry *quirk_db_lunmasks(const struct quirk_db *db, size_t 
 bool quirk_entry_matches(const struct quirk_entry *e, const struct quirk_device *dev);
 
 /**
+ * quirk_device_from_inquiry() - the device a decoded INQUIRY describes
+ * @inq: the INQUIRY data; its strings must outlive the result
+ *
+ * Return: vendor, model, revision and peripheral device type, as matched.
+ */
+struct quirk_device quirk_device_from_inquiry(const struct inquiry *inq);
+
+/**
  * quirk_db_match() - look a device up
  * @db: a finalized database
  * @dev: the device
@@ -323,15 +333,18 @@ void quirk_search_path_free(char **dirs);
 bool quirk_db_refuses_per_lun(const struct quirk_db *db);
 
 /**
- * quirk_dir_check() - whether a directory named by the user can be read
- * @dir: the directory
+ * quirk_dir_add() - take a quirk directory named on a command line
+ * @dirs: the directories so far (a malloc'ed array, or NULL); grown
+ * @ndirs: how many; incremented on success
+ * @dir: the directory (not copied: it must outlive @dirs)
  *
  * The search path's directories may be missing; one given on a command line
- * (--quirks-dir) must exist, or the database would silently be empty.
+ * (--quirks-dir) must exist, or the database would silently be empty. Every
+ * program takes its --quirks-dir options through this.
  *
- * Return: 0, -ENOTDIR, or the errno of stat().
+ * Return: 0, -ENOTDIR, the errno of stat(), or -ENOMEM.
  */
-int quirk_dir_check(const char *dir);
+int quirk_dir_add(const char ***dirs, size_t *ndirs, const char *dir);
 
 /**
  * quirk_db_load() - load and finalize a database from directories

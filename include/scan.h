@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "discover.h"
+#include "reach.h"
 #include "identity.h"
 #include "inquiry.h"
 #include "lunmask.h"

@@ -889,14 +889,8 @@ int main(int argc, char **argv)
 		if (c >= OPT_QUIRKS_DIR)
 			given |= BIT(c);
 		switch (c) {
-		case OPT_QUIRKS_DIR: {
-			const char **d = realloc(o.dirs, (o.ndirs + 1) * sizeof(*d));
-
-			if (!d)
-				return EXIT_FAILURE;
-			o.dirs = d;
-			o.dirs[o.ndirs++] = optarg;
-			r = quirk_dir_check(optarg);
+		case OPT_QUIRKS_DIR:
+			r = quirk_dir_add(&o.dirs, &o.ndirs, optarg);
 			if (r < 0) {
 				fprintf(stderr, "scsi-quirks: --quirks-dir %s: %s\n", optarg,
 					strerror(-r));
@@ -904,7 +898,6 @@ int main(int argc, char **argv)
 				return EXIT_FAILURE;
 			}
 			break;
-		}
 		case OPT_ROOT:
 			o.root = optarg;
 			break;

@@ -542,14 +542,8 @@ int main(int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
-		case OPT_QUIRKS_DIR: {
-			const char **d = realloc(o.dirs, (o.ndirs + 1) * sizeof(*d));
-
-			if (!d)
-				return EXIT_FAILURE;
-			o.dirs = d;
-			o.dirs[o.ndirs++] = optarg;
-			r = quirk_dir_check(optarg);
+		case OPT_QUIRKS_DIR:
+			r = quirk_dir_add(&o.dirs, &o.ndirs, optarg);
 			if (r < 0) {
 				fprintf(stderr, "scsi-scan: --quirks-dir %s: %s\n", optarg,
 					strerror(-r));
@@ -557,7 +551,6 @@ int main(int argc, char **argv)
 				return EXIT_FAILURE;
 			}
 			break;
-		}
 		case OPT_QUIRKS_FILE: {
 			const char **f = realloc(o.files, (o.nfiles + 1) * sizeof(*f));
 			struct stat st;

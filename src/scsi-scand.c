@@ -263,21 +263,14 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			c->event_buffer = (size_t)v;
 			break;
 		}
-		case OPT_QUIRKS_DIR: {
-			const char **p = realloc(c->dirs, (c->ndirs + 1) * sizeof(*p));
-
-			if (!p)
-				return EXIT_FAILURE;
-			c->dirs = p;
-			c->dirs[c->ndirs++] = optarg;
-			r = quirk_dir_check(optarg);
+		case OPT_QUIRKS_DIR:
+			r = quirk_dir_add(&c->dirs, &c->ndirs, optarg);
 			if (r < 0) {
 				fprintf(stderr, "scsi-scand: --quirks-dir %s: %s\n", optarg,
 					strerror(-r));
 				return EXIT_FAILURE;
 			}
 			break;
-		}
 		case OPT_SYSROOT:
 			c->sysroot = optarg;
 			break;

@@ -346,10 +346,7 @@ static void requery(struct job *j, const struct scsi_addr *a)
 		     r > 0 ? err.text : strerror(r < 0 ? -r : EIO));
 		return;
 	}
-	dev.vendor = inq.vendor;
-	dev.model = inq.model;
-	dev.revision = inq.revision;
-	dev.type = inq.pdt;
+	dev = quirk_device_from_inquiry(&inq);
 	if (quirk_db_match(j->db, &dev, &m) < 0)
 		return;
 	quirk_text(&m, q, sizeof(q));

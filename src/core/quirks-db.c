@@ -602,13 +602,21 @@ bool quirk_db_refuses_per_lun(const struct quirk_db *db)
 	return db->refuses_by_type;
 }
 
-int quirk_dir_check(const char *dir)
+int quirk_dir_add(const char ***dirs, size_t *ndirs, const char *dir)
 {
+	const char **p;
 	struct stat st;
 
 	if (stat(dir, &st) < 0)
 		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	p = realloc(*dirs, (*ndirs + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p[(*ndirs)++] = dir;
+	*dirs = p;
+	return 0;
 }
 
 int quirk_db_add_dirs(struct quirk_db *db, const char *const *dirs, size_t ndirs,
@@ -874,6 +882,16 @@ const struct vendor_bucket *quirk_db_bucket(const struct quirk_db *db, const cha
 			hi = mid;
 	}
 	return NULL;
+}
+
+struct quirk_device quirk_device_from_inquiry(const struct inquiry *inq)
+{
+	return (struct quirk_device){
+		.vendor = inq->vendor,
+		.model = inq->model,
+		.revision = inq->revision,
+		.type = inq->pdt,
+	};
 }
 
 int quirk_db_match(const struct quirk_db *db, const struct quirk_device *dev,

@@ -278,12 +278,7 @@ static int sysfs_inquiry(const struct scan_ctx *ctx, const struct scsi_addr *a, 
 static int match_inquiry(const struct quirk_db *db, const struct inquiry *inq,
 			 struct quirk_match *ret)
 {
-	struct quirk_device dev = {
-		.vendor = inq->vendor,
-		.model = inq->model,
-		.revision = inq->revision,
-		.type = inq->pdt,
-	};
+	struct quirk_device dev = quirk_device_from_inquiry(inq);
 
 	return quirk_db_match(db, &dev, ret);
 }

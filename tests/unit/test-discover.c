@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "discover.h"
+#include "reach.h"
 #include "luns.h"
 
 #define NONE -1
