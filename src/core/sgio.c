@@ -17,6 +17,8 @@
 #include "sgio.h"
 
 #define RETRIES 3
+/* The Linux midlayer's host byte for a command it timed out (DID_TIME_OUT). */
+#define HOST_STATUS_DID_TIME_OUT 0x03
 
 /*
  * libsgutils2 sets up some state on first use without a lock: the bsg
@@ -135,8 +137,10 @@ static int run_once(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, si
 
 		get_scsi_pt_transport_err_str(pt, sizeof(what), what);
 		what[strcspn(what, "\n")] = '\0';
-		/* The midlayer's own timeout comes back as a host status. */
-		if (strstr(what, "DID_TIME_OUT")) {
+		/* The midlayer's own timeout comes back as host status
+		 * DID_TIME_OUT; libsgutils2 1.46 on Linux reports the host
+		 * status as the transport error, sg v3 and v4 alike. */
+		if (get_scsi_pt_transport_err(pt) == HOST_STATUS_DID_TIME_OUT) {
 			err->category = SG_LIB_CAT_TIMEOUT;
 			snprintf(err->text, sizeof(err->text), "timed out after %u s (%s)", timeout,
 				 what);
