@@ -14,17 +14,20 @@
 #include "sgio-script.h"
 #include "sgio.h"
 
-#define INQ(len) ((const uint8_t[]){ 0x12, 0, 0, 0, (len), 0 }), 6
+#define INQ(len) .cdb = (const uint8_t[]){ 0x12, 0, 0, 0, (len), 0 }, .cdb_len = 6
 #define RL(len)                                                                                    \
-	((const uint8_t[]){ 0xa0, 0, 0, 0, 0, 0, (uint8_t)((len) >> 24), (uint8_t)((len) >> 16),   \
-			    (uint8_t)((len) >> 8), (uint8_t)(len), 0, 0 }),                        \
-		12
+	.cdb =                                                                                     \
+		(const uint8_t[12]){                                                               \
+			0xa0, [6] = (uint8_t)((len) >> 24), [7] = (uint8_t)((len) >> 16),          \
+			[8] = (uint8_t)((len) >> 8), [9] = (uint8_t)(len)                          \
+		},                                                                                 \
+	.cdb_len = 12
 
 /* Fixed-format sense data: key, ASC, ASCQ. */
 #define SENSE(key, asc, ascq)                                                                      \
-	((const uint8_t[]){ 0x70, 0, (key), 0, 0, 0, 0, 10, 0, 0, 0, 0, (asc), (ascq), 0, 0, 0,    \
-			    0 }),                                                                  \
-		18
+	.sense = (const uint8_t[]){ 0x70, 0, (key), 0,	   0,	   0, 0, 10, 0,                    \
+				    0,	  0, 0,	    (asc), (ascq), 0, 0, 0,  0 },                  \
+	.sense_len = 18
 
 static const uint8_t inq36[36] = { 0x00, 0x00, 0x06, 0x12, 0x5b, 0,   0,   0x02, 'A', 'C',
 				   'M',	 'E',  ' ',  ' ',  ' ',	 ' ', 'D', 'i',	 's', 'k' };
@@ -65,47 +68,51 @@ START_TEST(inquiry_good_short_oversized)
 	struct sgio_error err;
 	size_t got = 0;
 
-	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(36), 20000, inq36, 36 } }, 1, 36, &got, &err),
-		0);
-	ck_assert_uint_eq(got, 36);
-	/* a short answer leaves a residual */
-	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(96), 0, inq36, 20 } }, 1, 96, &got, &err), 0);
-	ck_assert_uint_eq(got, 20);
-	/* more than asked for is cut to the allocation length */
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, big, sizeof(big) } }, 1, 36,
-				 &got, &err),
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .timeout_ms = 20000,
+							 .data = inq36, .data_len = 36 } },
+				 1, 36, &got, &err),
 			 0);
 	ck_assert_uint_eq(got, 36);
+	/* a short answer leaves a residual */
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(96), .data = inq36, .data_len = 20 } },
+				 1, 96, &got, &err),
+			 0);
+	ck_assert_uint_eq(got, 20);
+	/* more than asked for is cut to the allocation length */
+	ck_assert_int_eq(
+		inquiry((struct sgio_step[]){ { INQ(36), .data = big, .data_len = sizeof(big) } },
+			1, 36, &got, &err),
+		0);
+	ck_assert_uint_eq(got, 36);
 	/* a residual past the buffer (a buggy HBA) means nothing moved */
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, inq36, 36, 500, true } }, 1,
-				 36, &got, &err),
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .data = inq36, .data_len = 36,
+							 .resid = 500, .lie_resid = true } },
+				 1, 36, &got, &err),
 			 0);
 	ck_assert_uint_eq(got, 0);
 	/* a negative one is not taken as more data */
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, inq36, 36, -4, true } }, 1, 36,
-				 &got, &err),
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .data = inq36, .data_len = 36,
+							 .resid = -4, .lie_resid = true } },
+				 1, 36, &got, &err),
 			 0);
 	ck_assert_uint_eq(got, 36);
 	/* at most 255 bytes are asked for */
 	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(255), 0, inq36, 36 } }, 1, 4096, &got, &err),
+		inquiry((struct sgio_step[]){ { INQ(255), .data = inq36, .data_len = 36 } }, 1,
+			4096, &got, &err),
 		0);
 }
 END_TEST
 
 START_TEST(inquiry_retries)
 {
-	const struct sgio_step ua = {
-		INQ(36), 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION, SENSE(0x06, 0x29, 0x00)
-	};
-	const struct sgio_step busy = { INQ(36), 0, NULL, 0, 0, false, SCRIPT_BUSY };
-	const struct sgio_step full = { INQ(36), 0, NULL, 0, 0, false, SCRIPT_TASK_SET_FULL };
-	const struct sgio_step aborted = {
-		INQ(36), 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION, SENSE(0x0b, 0x47, 0x00)
-	};
-	const struct sgio_step good = { INQ(36), 0, inq36, 36 };
+	const struct sgio_step ua = { INQ(36), .status = SCRIPT_CHECK_CONDITION,
+				      SENSE(0x06, 0x29, 0x00) };
+	const struct sgio_step busy = { INQ(36), .status = SCRIPT_BUSY };
+	const struct sgio_step full = { INQ(36), .status = SCRIPT_TASK_SET_FULL };
+	const struct sgio_step aborted = { INQ(36), .status = SCRIPT_CHECK_CONDITION,
+					   SENSE(0x0b, 0x47, 0x00) };
+	const struct sgio_step good = { INQ(36), .data = inq36, .data_len = 36 };
 	struct sgio_error err;
 	size_t got;
 
@@ -130,45 +137,42 @@ START_TEST(inquiry_failures)
 	size_t got = 99;
 
 	/* NOT READY and ILLEGAL REQUEST are answers: no retry */
-	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false,
-						SCRIPT_CHECK_CONDITION, SENSE(0x02, 0x04, 0x01) } },
-			1, 36, &got, &err),
-		SG_LIB_CAT_NOT_READY);
-	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false,
-						SCRIPT_CHECK_CONDITION, SENSE(0x05, 0x24, 0x00) } },
-			1, 36, &got, &err),
-		SG_LIB_CAT_ILLEGAL_REQ);
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .status = SCRIPT_CHECK_CONDITION,
+							 SENSE(0x02, 0x04, 0x01) } },
+				 1, 36, &got, &err),
+			 SG_LIB_CAT_NOT_READY);
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .status = SCRIPT_CHECK_CONDITION,
+							 SENSE(0x05, 0x24, 0x00) } },
+				 1, 36, &got, &err),
+			 SG_LIB_CAT_ILLEGAL_REQ);
 	ck_assert(err.has_sense);
 	ck_assert_uint_eq(err.sense.asc, 0x24);
 	/* RECOVERED ERROR moved the data */
-	ck_assert_int_eq(
-		inquiry((struct sgio_step[]){ { INQ(36), 0, inq36, 36, 0, false,
-						SCRIPT_CHECK_CONDITION, SENSE(0x01, 0x17, 0x01) } },
-			1, 36, &got, &err),
-		0);
-	ck_assert_uint_eq(got, 36);
-	/* CHECK CONDITION without sense */
-	ck_assert_int_gt(inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false,
-							 SCRIPT_CHECK_CONDITION } },
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .data = inq36, .data_len = 36,
+							 .status = SCRIPT_CHECK_CONDITION,
+							 SENSE(0x01, 0x17, 0x01) } },
 				 1, 36, &got, &err),
 			 0);
+	ck_assert_uint_eq(got, 36);
+	/* CHECK CONDITION without sense */
+	ck_assert_int_gt(
+		inquiry((struct sgio_step[]){ { INQ(36), .status = SCRIPT_CHECK_CONDITION } }, 1,
+			36, &got, &err),
+		0);
 	/* the midlayer's timeout and a transport error, as host status */
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false, 0, NULL, 0,
-							 SCRIPT_DID_TIME_OUT } },
-				 1, 36, &got, &err),
-			 SG_LIB_CAT_TIMEOUT);
+	ck_assert_int_eq(
+		inquiry((struct sgio_step[]){ { INQ(36), .host_status = SCRIPT_DID_TIME_OUT } }, 1,
+			36, &got, &err),
+		SG_LIB_CAT_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(err.text, "timed out after 20 s"));
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false, 0, NULL, 0,
-							 SCRIPT_DID_NO_CONNECT } },
-				 1, 36, &got, &err),
-			 SG_LIB_CAT_OTHER);
+	ck_assert_int_eq(
+		inquiry((struct sgio_step[]){ { INQ(36), .host_status = SCRIPT_DID_NO_CONNECT } },
+			1, 36, &got, &err),
+		SG_LIB_CAT_OTHER);
 	ck_assert_ptr_nonnull(strstr(err.text, "transport error"));
 	/* the ioctl itself fails */
-	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false, 0, NULL, 0,
-							 0, ENODEV } },
-				 1, 36, &got, &err),
+	ck_assert_int_eq(inquiry((struct sgio_step[]){ { INQ(36), .ioctl_errno = ENODEV } }, 1, 36,
+				 &got, &err),
 			 -ENODEV);
 }
 END_TEST
@@ -181,9 +185,11 @@ START_TEST(report_luns_regrow)
 	int fd;
 
 	/* 2,048 LUNs: the kernel's 4096 bytes first, then what the device said */
-	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), 30000, all, len },
-						     { RL(16392), 30000, all, len } },
-			       2);
+	fd = sgio_script_begin(
+		(struct sgio_step[]){
+			{ RL(4096), .timeout_ms = 30000, .data = all, .data_len = len },
+			{ RL(16392), .timeout_ms = 30000, .data = all, .data_len = len } },
+		2);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), 0);
 	sgio_script_end();
 	ck_assert_uint_eq(got, 16392);
@@ -192,7 +198,8 @@ START_TEST(report_luns_regrow)
 	free(all);
 	/* a list that fits: one command */
 	all = lun_list(3, 3, &len);
-	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), 0, all, len } }, 1);
+	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), .data = all, .data_len = len } },
+			       1);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), 0);
 	sgio_script_end();
 	ck_assert_uint_eq(got, 32);
@@ -209,8 +216,9 @@ START_TEST(report_luns_lies)
 	int fd;
 
 	/* a device that claims 16 M LUNs: asked once more, at the 1 MiB bound */
-	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), 0, claims, len },
-						     { RL(SGIO_REPORT_LUNS_MAX), 0, claims, len } },
+	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), .data = claims, .data_len = len },
+						     { RL(SGIO_REPORT_LUNS_MAX), .data = claims,
+						       .data_len = len } },
 			       2);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), 0);
 	sgio_script_end();
@@ -220,7 +228,8 @@ START_TEST(report_luns_lies)
 	free(claims);
 	claims = lun_list(600, 600, &len);
 	fd = sgio_script_begin(
-		(struct sgio_step[]){ { RL(4096), 0, claims, len }, { RL(4808), 0, claims, len } },
+		(struct sgio_step[]){ { RL(4096), .data = claims, .data_len = len },
+				      { RL(4808), .data = claims, .data_len = len } },
 		2);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), 0);
 	sgio_script_end();
@@ -228,16 +237,18 @@ START_TEST(report_luns_lies)
 	free(claims);
 	/* less than the header */
 	fd = sgio_script_begin(
-		(struct sgio_step[]){ { RL(4096), 0, (const uint8_t[]){ 0, 0, 0 }, 3 } }, 1);
+		(struct sgio_step[]){
+			{ RL(4096), .data = (const uint8_t[]){ 0, 0, 0 }, .data_len = 3 } },
+		1);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), SG_LIB_CAT_MALFORMED);
 	sgio_script_end();
 	ck_assert_ptr_nonnull(strstr(err.text, "less than its header"));
 	/* a unit attention (reported LUNs changed), then the list */
 	claims = lun_list(2, 2, &len);
 	fd = sgio_script_begin(
-		(struct sgio_step[]){ { RL(4096), 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION,
-					SENSE(0x06, 0x3f, 0x0e) },
-				      { RL(4096), 0, claims, len } },
+		(struct sgio_step[]){
+			{ RL(4096), .status = SCRIPT_CHECK_CONDITION, SENSE(0x06, 0x3f, 0x0e) },
+			{ RL(4096), .data = claims, .data_len = len } },
 		2);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), 0);
 	sgio_script_end();
@@ -245,10 +256,9 @@ START_TEST(report_luns_lies)
 	free(claims);
 	/* ILLEGAL REQUEST, invalid opcode: the device does not take it
 	 * (libsgutils2 names that category of its own) */
-	fd = sgio_script_begin(
-		(struct sgio_step[]){ { RL(4096), 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION,
-					SENSE(0x05, 0x20, 0x00) } },
-		1);
+	fd = sgio_script_begin((struct sgio_step[]){ { RL(4096), .status = SCRIPT_CHECK_CONDITION,
+						       SENSE(0x05, 0x20, 0x00) } },
+			       1);
 	ck_assert_int_eq(sgio_report_luns(fd, 30, &buf, &got, &err), SG_LIB_CAT_INVALID_OP);
 	sgio_script_end();
 }
