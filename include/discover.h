@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lunmask.h"
+#include "scsi-addr.h"
 
 #define DISCOVER_REASON_LEN 200
 
@@ -75,6 +76,10 @@ struct discover_target {
  * @ntargets: how many
  * @channel: the selector's channel, or -1 for all
  * @id: the selector's target id, or -1 for all
+ * @dry_run: nothing is written: only the targets with an attached LUN
+ *	(@attached) are looked at, then the listed ones that cannot be reached
+ * @attached: with @dry_run, the host's attached LUNs, sorted by address
+ * @nattached: how many
  */
 struct discover_input {
 	enum discover_transport transport;
@@ -82,6 +87,9 @@ struct discover_input {
 	size_t ntargets;
 	int channel;
 	int id;
+	bool dry_run;
+	const struct scsi_addr *attached;
+	size_t nattached;
 };
 
 /**
@@ -106,6 +114,8 @@ enum discover_action_kind {
  * @id: the target's id (TRY, FAIL)
  * @listed: the target was listed by the transport (TRY, FAIL): a target
  *	that answers nothing is then reported, not passed over
+ * @probe_lun: in a dry run, TRY: the first LUN of the target attached now,
+ *	which its commands go through
  * @also_listed: for TRY, how many more entries of the transport's list
  *	(sessions, remote ports, end devices) name the same channel and id;
  *	the target is tried once, and the policy must hold for every one
@@ -117,6 +127,7 @@ struct discover_action {
 	unsigned int channel;
 	unsigned int id;
 	bool listed;
+	uint64_t probe_lun;
 	unsigned int also_listed;
 	bool failed;
 	char reason[DISCOVER_REASON_LEN];
@@ -142,6 +153,7 @@ enum discover_outcome {
 struct discover {
 	struct discover_input in;
 	size_t next;
+	size_t listed_next;
 	unsigned int channel;
 	unsigned int id;
 	unsigned int empty;

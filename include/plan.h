@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codes.h"
 #include "lunmask.h"
 
 #define PLAN_REASON_LEN 256
@@ -76,11 +77,11 @@ enum plan_action_kind {
  * @ghosts: for PLAN_DONE, the scan ends on ghost LUNs: the apply loop
  *	detaches what it attached besides the LUN the target was reached
  *	through
- * @code: why, as a stable token for JSON and scripts: "report-luns",
- *	"listed", "sequential", "selected", "unlisted" (actions); "masked",
- *	"max-lun", "nolun" (skips); "attach-false", "nolun", "max-lun-0",
- *	"list-done", "unlisted-done", "gap", "host-limit", "sequential-end",
- *	"selected-only", "ghosts" (ends)
+ * @code: why: SC_REPORT_LUNS, SC_LISTED, SC_SEQUENTIAL, SC_SELECTED,
+ *	SC_UNLISTED (actions); SC_MASKED, SC_MAX_LUN, SC_NOLUN (skips);
+ *	SC_ATTACH_FALSE, SC_NOLUN, SC_MAX_LUN_0, SC_LIST_DONE,
+ *	SC_UNLISTED_DONE, SC_GAP, SC_HOST_LIMIT, SC_SEQUENTIAL_END,
+ *	SC_SELECTED_ONLY, SC_GHOSTS (ends)
  * @reason: why, for people (explain, logs)
  */
 struct plan_action {
@@ -88,7 +89,7 @@ struct plan_action {
 	uint64_t lun;
 	bool masked;
 	bool ghosts;
-	const char *code;
+	enum scan_code code;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -150,7 +151,7 @@ struct plan {
 	struct plan_input in;
 	int state;
 	enum plan_method method;
-	const char *method_code;
+	enum scan_code method_code;
 	char method_reason[PLAN_REASON_LEN];
 	uint64_t *luns;
 	size_t count;
@@ -192,13 +193,14 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
  * plan_method() - how the plan finds LUNs, once decided
  * @p: the plan
  * @ret_reason: set to the reason in words
- * @ret_code: set to the reason as a token ("noreportlun", "scsi-1",
- *	"scsi-2", "usb", "scsi-3", "reportlun2", "report-luns-failed",
- *	"nolun", "max-lun-0", "selected"), or NULL
+ * @ret_code: set to the reason as a code (SC_NOREPORTLUN, SC_SCSI_1,
+ *	SC_SCSI_2, SC_USB, SC_SCSI_3, SC_REPORTLUN2, SC_REPORT_LUNS_FAILED,
+ *	SC_NOLUN, SC_MAX_LUN_0, SC_SELECTED), or SC_NONE
  *
  * Return: the method (PLAN_METHOD_NONE until the first step).
  */
-enum plan_method plan_method(const struct plan *p, const char **ret_reason, const char **ret_code);
+enum plan_method plan_method(const struct plan *p, const char **ret_reason,
+			     enum scan_code *ret_code);
 
 /**
  * plan_driver_takes_report_luns() - whether a host's driver passes REPORT
@@ -237,14 +239,14 @@ struct plan_reach_input {
  * struct plan_reach_fate - what becomes of that LUN
  * @detach: it was attached only to reach the target: it goes when the
  *	target is done (it is no line of the report before then)
- * @code: why, as a token: "reach-only", "refused-by-type", "attach-false",
- *	or "keep"
+ * @code: why: SC_REACH_ONLY, SC_REFUSED_BY_TYPE, SC_ATTACH_FALSE or
+ *	SC_KEEP
  * @reason: why, in words, for the report's line of the LUN
  * @reach: for the target's "reached:", or ""
  */
 struct plan_reach_fate {
 	bool detach;
-	const char *code;
+	enum scan_code code;
 	char reason[PLAN_REASON_LEN];
 	char reach[PLAN_REASON_LEN];
 };

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codes.h"
 #include "lunmask.h"
 
 /*
@@ -98,10 +99,10 @@ enum reach_action_kind {
  * @wlun_impossible: the host refused the well-known LUN: true for every
  *	later target of the host (a note for the host's report)
  * @error: REACH_ABORT, and REACH_REPORT of a failed write: the errno
- * @code: why, as a token: "lun0-attached", "lun0", "attached-before",
- *	"wlun", "policy-lun", "kernel-scan" (found); "selected-refused",
- *	"policy-allows-none", "unreachable-restricted", "no-lun-answered",
- *	"write-failed", "stopped" (reports)
+ * @code: why: SC_LUN0_ATTACHED, SC_LUN0, SC_ATTACHED_BEFORE, SC_WLUN,
+ *	SC_POLICY_LUN, SC_KERNEL_SCAN (found); SC_SELECTED_REFUSED,
+ *	SC_POLICY_ALLOWS_NONE, SC_UNREACHABLE_RESTRICTED, SC_NO_LUN_ANSWERED,
+ *	SC_WRITE_FAILED, SC_STOPPED (reports); SC_NOT_A_TARGET, SC_LIMIT
  * @reason: why, in words (REACH_FOUND: how it was reached, or ""; REACH_REPORT:
  *	the target's end reason or failure)
  */
@@ -116,7 +117,7 @@ struct reach_action {
 	bool failed;
 	bool wlun_impossible;
 	int error;
-	const char *code;
+	enum scan_code code;
 	char reason[REACH_REASON_LEN];
 };
 

@@ -245,9 +245,51 @@ static void step_probe(struct discover *d, enum discover_outcome last, struct di
 	act(a, DISCOVER_TRY, d->channel, d->id, "probed: channel %u, id %u", d->channel, d->id);
 }
 
+/* A dry run: the targets with an attached LUN, then the listed ones that
+ * cannot be reached. */
+static void step_dry_run(struct discover *d, struct discover_action *a)
+{
+	const struct discover_input *in = &d->in;
+
+	while (d->next < in->nattached) {
+		const struct scsi_addr *x = &in->attached[d->next++];
+
+		if (d->next > 1 && x->channel == x[-1].channel && x->id == x[-1].id)
+			continue;
+		if (!selected(in, x->channel, x->id))
+			continue;
+		act(a, DISCOVER_TRY, x->channel, x->id, "a LUN of it is attached (dry run)");
+		a->probe_lun = x->lun;
+		for (size_t k = 0; k < in->ntargets; k++) {
+			const struct discover_target *t = &in->targets[k];
+
+			if (t->has_id && t->channel == x->channel && t->id == x->id)
+				snprintf(a->reason, sizeof(a->reason), "listed by %s %s (%s)",
+					 t->name, t->address, t->state);
+		}
+		return;
+	}
+	while (d->listed_next < in->ntargets) {
+		const struct discover_target *t = &in->targets[d->listed_next++];
+
+		if (!t->is_target || !t->has_id || t->reachable || !selected(in, t->channel, t->id))
+			continue;
+		act(a, DISCOVER_FAIL, t->channel, t->id,
+		    "listed by %s %s, but its state is %s: not reachable", t->name, t->address,
+		    t->state);
+		a->listed = true;
+		return;
+	}
+	act(a, DISCOVER_DONE, 0, 0,
+	    "transport %s; dry run: only targets with an attached LUN are looked at",
+	    discover_transport_name(in->transport));
+}
+
 void discover_step(struct discover *d, enum discover_outcome last, struct discover_action *next)
 {
-	if (d->in.transport == DISCOVER_PROBE)
+	if (d->in.dry_run)
+		step_dry_run(d, next);
+	else if (d->in.transport == DISCOVER_PROBE)
 		step_probe(d, last, next);
 	else
 		step_listed(d, last, next);

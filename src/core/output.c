@@ -499,7 +499,7 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 					t->policy);
 			if (t->has_inquiry) {
 				fprintf(f, "  INQUIRY through LUN %" PRIu64 " (%s):\n",
-					t->probe_lun, t->inquiry_source);
+					t->probe_lun, inquiry_source_text(t->inquiry_source));
 				fprintf(f, "    vendor '%s' model '%s' revision '%s'\n",
 					output_escape(t->inq.vendor, v, sizeof(v)),
 					output_escape(t->inq.model, m, sizeof(m)),
@@ -585,11 +585,13 @@ json_object *output_scan_json(const struct scan_report *rep)
 			json_object_object_add(to, "error",
 					       t->failed ? output_json_string(t->error) : NULL);
 			json_object_object_add(to, "found", output_json_string(t->found_reason));
-			json_object_object_add(to, "found_code", output_json_string(t->found_code));
+			json_object_object_add(to, "found_code",
+					       output_json_string(scan_code_name(t->found_code)));
 			json_object_object_add(
 				to, "reached",
 				t->reach_reason[0] ? output_json_string(t->reach_reason) : NULL);
-			json_object_object_add(to, "reach_code", output_json_string(t->reach_code));
+			json_object_object_add(to, "reach_code",
+					       output_json_string(scan_code_name(t->reach_code)));
 			if (t->mask.count) {
 				json_object *ml = json_object_new_array();
 
@@ -625,14 +627,15 @@ json_object *output_scan_json(const struct scan_report *rep)
 			json_object_object_add(to, "method",
 					       output_json_string(method_name(t->method)));
 			json_object_object_add(to, "method_code",
-					       output_json_string(t->method_code));
+					       output_json_string(scan_code_name(t->method_code)));
 			json_object_object_add(to, "method_reason",
 					       output_json_string(t->method_reason));
 			json_object_object_add(to, "batched", json_object_new_boolean(t->batched));
 			json_object_object_add(to, "batch_reason",
 					       t->batched ? output_json_string(t->batch_reason)
 							  : NULL);
-			json_object_object_add(to, "end_code", output_json_string(t->end_code));
+			json_object_object_add(to, "end_code",
+					       output_json_string(scan_code_name(t->end_code)));
 			json_object_object_add(to, "end_reason", output_json_string(t->end_reason));
 			if (t->report_read) {
 				json_object *rl = json_object_new_array();
@@ -680,8 +683,9 @@ json_object *output_scan_json(const struct scan_report *rep)
 				json_object_object_add(
 					lo, "outcome",
 					output_json_string(lun_outcome_name(t->luns[l].outcome)));
-				json_object_object_add(lo, "reason_code",
-						       output_json_string(t->luns[l].code));
+				json_object_object_add(
+					lo, "reason_code",
+					output_json_string(scan_code_name(t->luns[l].code)));
 				json_object_object_add(lo, "reason",
 						       output_json_string(t->luns[l].reason));
 				json_object_array_add(luns, lo);

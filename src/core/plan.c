@@ -48,7 +48,8 @@ void plan_free(struct plan *p)
 	p->count = 0;
 }
 
-enum plan_method plan_method(const struct plan *p, const char **ret_reason, const char **ret_code)
+enum plan_method plan_method(const struct plan *p, const char **ret_reason,
+			     enum scan_code *ret_code)
 {
 	if (ret_reason)
 		*ret_reason = p->method_reason;
@@ -62,7 +63,7 @@ bool plan_driver_takes_report_luns(const char *driver)
 	return !driver || (strcmp(driver, "usb-storage") != 0 && strcmp(driver, "uas") != 0);
 }
 
-static void done(struct plan *p, struct plan_action *a, const char *code, const char *why)
+static void done(struct plan *p, struct plan_action *a, enum scan_code code, const char *why)
 {
 	p->state = ST_DONE;
 	a->kind = PLAN_DONE;
@@ -71,7 +72,7 @@ static void done(struct plan *p, struct plan_action *a, const char *code, const 
 	say(a->reason, "%s", why);
 }
 
-static void method(struct plan *p, enum plan_method m, const char *code, const char *why)
+static void method(struct plan *p, enum plan_method m, enum scan_code code, const char *why)
 {
 	p->method = m;
 	p->method_code = code;
@@ -79,7 +80,7 @@ static void method(struct plan *p, enum plan_method m, const char *code, const c
 }
 
 /* scsi_sequential_lun_scan(): the limit, then LUNs 1 .. limit-1. */
-static void start_sequential(struct plan *p, const char *code, const char *why)
+static void start_sequential(struct plan *p, enum scan_code code, const char *why)
 {
 	const struct plan_input *in = &p->in;
 	uint64_t limit = in->max_luns;
@@ -130,31 +131,31 @@ static void select_one(struct plan *p, struct plan_action *a)
 	uint64_t lun = in->only_lun;
 	char why[64];
 
-	method(p, PLAN_METHOD_SELECTED, "selected", "only the LUN asked for");
+	method(p, PLAN_METHOD_SELECTED, SC_SELECTED, "only the LUN asked for");
 	snprintf(why, sizeof(why), "only LUN %llu selected", (unsigned long long)lun);
 	p->state = ST_SELECTED;
 	if (masked(p, lun, a)) {
 		/* LUN 0's line is written when the target is reached. */
 		if (lun == 0)
-			done(p, a, "selected-only", why);
+			done(p, a, SC_SELECTED_ONLY, why);
 		return;
 	}
 	if (lun == 0 || lun == in->probe_lun) {
-		done(p, a, "selected-only", why);
+		done(p, a, SC_SELECTED_ONLY, why);
 		return;
 	}
 	a->lun = lun;
 	if (in->flags & BLIST_NOLUN) {
 		a->kind = PLAN_SKIP;
-		a->code = "nolun";
+		a->code = SC_NOLUN;
 		say(a->reason, "nolun: LUN 0 only");
 	} else if (in->max_lun >= 0 && lun > (uint64_t)in->max_lun) {
 		a->kind = PLAN_SKIP;
-		a->code = "max-lun";
+		a->code = SC_MAX_LUN;
 		say(a->reason, "above max_lun %lld from the quirk database", in->max_lun);
 	} else {
 		a->kind = PLAN_PROBE;
-		a->code = "selected";
+		a->code = SC_SELECTED;
 		say(a->reason, "selected");
 	}
 }
@@ -164,7 +165,7 @@ static void decide(struct plan *p, struct plan_action *a)
 	const struct plan_input *in = &p->in;
 
 	if (!in->attach) {
-		done(p, a, "attach-false",
+		done(p, a, SC_ATTACH_FALSE,
 		     "attach = false in the quirk database: no LUN is attached");
 		return;
 	}
@@ -173,8 +174,8 @@ static void decide(struct plan *p, struct plan_action *a)
 		return;
 	}
 	if (in->flags & BLIST_NOLUN) {
-		method(p, PLAN_METHOD_NONE, "nolun", "nolun: LUN 0 only");
-		done(p, a, "nolun",
+		method(p, PLAN_METHOD_NONE, SC_NOLUN, "nolun: LUN 0 only");
+		done(p, a, SC_NOLUN,
 		     in->scsi_level < SCSI_LEVEL_3
 			     ? "nolun: LUN 0 only (the kernel would still probe "
 			       "LUNs 1-7 of this SCSI-2 target)"
@@ -182,38 +183,38 @@ static void decide(struct plan *p, struct plan_action *a)
 		return;
 	}
 	if (in->max_lun == 0) {
-		method(p, PLAN_METHOD_NONE, "max-lun-0", "max_lun = 0");
-		done(p, a, "max-lun-0", "max_lun = 0 in the quirk database: LUN 0 only");
+		method(p, PLAN_METHOD_NONE, SC_MAX_LUN_0, "max_lun = 0");
+		done(p, a, SC_MAX_LUN_0, "max_lun = 0 in the quirk database: LUN 0 only");
 		return;
 	}
 	if (in->flags & BLIST_NOREPORTLUN) {
-		start_sequential(p, "noreportlun",
+		start_sequential(p, SC_NOREPORTLUN,
 				 "noreportlun: REPORT LUNS is never sent to this device");
 		return;
 	}
 	if (in->scsi_level == SCSI_LEVEL_1 || in->scsi_level == SCSI_LEVEL_1_CCS) {
-		start_sequential(p, "scsi-1", "a SCSI-1 target does not take REPORT LUNS");
+		start_sequential(p, SC_SCSI_1, "a SCSI-1 target does not take REPORT LUNS");
 		return;
 	}
 	if (in->scsi_level < SCSI_LEVEL_3 && !(in->flags & BLIST_REPORTLUN2)) {
 		start_sequential(
-			p, "scsi-2",
+			p, SC_SCSI_2,
 			"a SCSI-2 target is scanned sequentially unless it has reportlun2");
 		return;
 	}
 	if (!plan_driver_takes_report_luns(in->driver)) {
-		start_sequential(p, "usb", "the host's driver does not take REPORT LUNS (USB)");
+		start_sequential(p, SC_USB, "the host's driver does not take REPORT LUNS (USB)");
 		return;
 	}
 	if (in->scsi_level < SCSI_LEVEL_3)
-		method(p, PLAN_METHOD_REPORT_LUNS, "reportlun2",
+		method(p, PLAN_METHOD_REPORT_LUNS, SC_REPORTLUN2,
 		       "reportlun2: REPORT LUNS although SCSI-2");
 	else
-		method(p, PLAN_METHOD_REPORT_LUNS, "scsi-3", "SCSI-3 or later: REPORT LUNS");
+		method(p, PLAN_METHOD_REPORT_LUNS, SC_SCSI_3, "SCSI-3 or later: REPORT LUNS");
 	p->state = ST_REPORT_WAIT;
 	a->kind = PLAN_REPORT_LUNS;
 	a->lun = 0;
-	a->code = "report-luns";
+	a->code = SC_REPORT_LUNS;
 	say(a->reason, "%s", p->method_reason);
 }
 
@@ -246,7 +247,7 @@ static bool masked(const struct plan *p, uint64_t lun, struct plan_action *a)
 	a->kind = PLAN_SKIP;
 	a->lun = lun;
 	a->masked = true;
-	a->code = "masked";
+	a->code = SC_MASKED;
 	lunmask_describe(&v, lun, a->reason, PLAN_REASON_LEN);
 	return true;
 }
@@ -271,12 +272,12 @@ static void next_unlisted(struct plan *p, struct plan_action *a)
 			return;
 		a->kind = PLAN_PROBE;
 		a->lun = lun;
-		a->code = "unlisted";
+		a->code = SC_UNLISTED;
 		say(a->reason, "investigation: LUN %llu, which REPORT LUNS did not list",
 		    (unsigned long long)lun);
 		return;
 	}
-	done(p, a, "unlisted-done",
+	done(p, a, SC_UNLISTED_DONE,
 	     "every LUN REPORT LUNS listed was tried, and LUNs 1-7 it did not list "
 	     "(investigation)");
 }
@@ -293,13 +294,13 @@ static void next_listed(struct plan *p, struct plan_action *a)
 		a->lun = lun;
 		if (p->in.max_lun >= 0 && lun > (uint64_t)p->in.max_lun) {
 			a->kind = PLAN_SKIP;
-			a->code = "max-lun";
+			a->code = SC_MAX_LUN;
 			say(a->reason, "listed, but above max_lun %lld from the quirk database",
 			    p->in.max_lun);
 			return;
 		}
 		a->kind = PLAN_PROBE;
-		a->code = "listed";
+		a->code = SC_LISTED;
 		say(a->reason, "listed by REPORT LUNS");
 		return;
 	}
@@ -309,7 +310,7 @@ static void next_listed(struct plan *p, struct plan_action *a)
 		next_unlisted(p, a);
 		return;
 	}
-	done(p, a, "list-done", "every LUN REPORT LUNS listed was tried");
+	done(p, a, SC_LIST_DONE, "every LUN REPORT LUNS listed was tried");
 }
 
 static void next_sequential(struct plan *p, const struct plan_outcome *last, struct plan_action *a)
@@ -318,20 +319,20 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last, str
 
 	if (p->seq_next > 1 || last->kind != PLAN_OUT_NONE) {
 		if (last->kind == PLAN_OUT_LIMIT) {
-			done(p, a, "host-limit", "");
+			done(p, a, SC_HOST_LIMIT, "");
 			say(a->reason, "LUN %llu is past the host's LUN limit: the scan ends",
 			    (unsigned long long)(p->seq_next - 1));
 			return;
 		}
 		if (last->kind == PLAN_OUT_ABSENT && !sparse) {
-			done(p, a, "gap", "");
+			done(p, a, SC_GAP, "");
 			say(a->reason, "no LUN %llu: a sequential scan stops at the first gap",
 			    (unsigned long long)(p->seq_next - 1));
 			return;
 		}
 	}
 	if (p->seq_next >= p->seq_limit) {
-		done(p, a, "sequential-end", "");
+		done(p, a, SC_SEQUENTIAL_END, "");
 		say(a->reason, "sequential scan ends at LUN %llu: %s",
 		    (unsigned long long)(p->seq_limit ? p->seq_limit - 1 : 0), p->limit_reason);
 		return;
@@ -342,7 +343,7 @@ static void next_sequential(struct plan *p, const struct plan_outcome *last, str
 	}
 	a->kind = PLAN_PROBE;
 	a->lun = p->seq_next++;
-	a->code = "sequential";
+	a->code = SC_SEQUENTIAL;
 	say(a->reason, "sequential scan%s",
 	    !sparse		? ""
 	    : p->in.investigate ? " (investigation: past gaps)"
@@ -358,7 +359,7 @@ static bool ghost_stop(struct plan *p, const struct plan_outcome *last, struct p
 {
 	if (last->kind != PLAN_OUT_PRESENT || !last->ghost || p->in.attach_ghosts)
 		return false;
-	done(p, a, "ghosts", "");
+	done(p, a, SC_GHOSTS, "");
 	say(a->reason,
 	    "LUN %llu is LUN %llu answering again (ghost LUNs): the scan stops, "
 	    "and only the LUN the target was reached through stays attached",
@@ -390,7 +391,7 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 
 			snprintf(why, sizeof(why), "REPORT LUNS failed (%s): sequential scan",
 				 last->why ? last->why : "no answer");
-			start_sequential(p, "report-luns-failed", why);
+			start_sequential(p, SC_REPORT_LUNS_FAILED, why);
 			next_sequential(p, &none, next);
 			return 0;
 		}
@@ -414,11 +415,11 @@ static int step(struct plan *p, const struct plan_outcome *last, struct plan_act
 
 		snprintf(why, sizeof(why), "only LUN %llu selected",
 			 (unsigned long long)p->in.only_lun);
-		done(p, next, "selected-only", why);
+		done(p, next, SC_SELECTED_ONLY, why);
 		return 0;
 	}
 	default:
-		done(p, next, "done", "done");
+		done(p, next, SC_DONE, "done");
 		return 0;
 	}
 }
@@ -435,10 +436,10 @@ int plan_step(struct plan *p, const struct plan_outcome *last, struct plan_actio
 void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	ret->code = "keep";
+	ret->code = SC_KEEP;
 	if (in->temporary) {
 		ret->detach = true;
-		ret->code = "reach-only";
+		ret->code = SC_REACH_ONLY;
 		say(ret->reason,
 		    "the REPORT LUNS well-known LUN, attached only to reach the target");
 		return;
@@ -447,15 +448,15 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 		return;
 	ret->detach = true;
 	if (!in->attach) {
-		ret->code = "attach-false";
+		ret->code = SC_ATTACH_FALSE;
 		say(ret->reason, "attach = false in the quirk database");
 	} else if (!in->lun0_attach) {
 		/* An array's management LUN: the way in to the others. */
-		ret->code = "refused-by-type";
+		ret->code = SC_REFUSED_BY_TYPE;
 		say(ret->reason, "%s; the target's other LUNs were reached through it",
 		    in->refusal ? in->refusal : "refused by the quirk database");
 	} else if (in->has_only_lun && in->only_lun != 0) {
-		ret->code = "reach-only";
+		ret->code = SC_REACH_ONLY;
 		say(ret->reason, "LUN 0, attached only to reach the target for the selected LUN");
 		say(ret->reach,
 		    "through LUN 0, attached for this scan and detached after it (only "
@@ -463,7 +464,7 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 		    (unsigned long long)in->only_lun);
 	} else {
 		ret->detach = false;
-		ret->code = "keep";
+		ret->code = SC_KEEP;
 	}
 }
 

@@ -22,7 +22,7 @@ enum reach_state {
 };
 
 static void reach_act(struct reach_action *a, enum reach_action_kind kind, uint64_t lun,
-		      const char *code)
+		      enum scan_code code)
 {
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
@@ -51,7 +51,7 @@ void reach_init(struct reach *r, const struct reach_input *in)
 }
 
 /* Found through @lun; where LUN 0 is refused, the reason says so. */
-static void found(struct reach *r, struct reach_action *a, uint64_t lun, const char *code)
+static void found(struct reach *r, struct reach_action *a, uint64_t lun, enum scan_code code)
 {
 	reach_act(a, REACH_FOUND, lun, code);
 	r->state = RS_DONE;
@@ -65,15 +65,15 @@ static void write_failed(struct reach *r, const struct reach_outcome *o, struct 
 {
 	r->state = RS_DONE;
 	if (o->kind == REACH_OUT_EINVAL && !r->in.listed) {
-		reach_act(a, REACH_LIMIT, 0, "limit");
+		reach_act(a, REACH_LIMIT, 0, SC_LIMIT);
 		return;
 	}
 	if (!r->in.listed && !o->stopped) {
-		reach_act(a, REACH_ABORT, 0, "write-failed");
+		reach_act(a, REACH_ABORT, 0, SC_WRITE_FAILED);
 		a->error = o->error;
 		return;
 	}
-	reach_act(a, REACH_REPORT, 0, o->stopped ? "stopped" : "write-failed");
+	reach_act(a, REACH_REPORT, 0, o->stopped ? SC_STOPPED : SC_WRITE_FAILED);
 	a->failed = true;
 	a->error = o->kind == REACH_OUT_EINVAL ? -EINVAL : o->error;
 	if (!o->stopped)
@@ -99,10 +99,10 @@ static void after_allowed(struct reach *r, struct reach_action *a)
 		/* The kernel's scan of the target would attach every LUN. */
 		r->state = RS_DONE;
 		if (!in->listed) {
-			reach_act(a, REACH_NONE, 0, "none");
+			reach_act(a, REACH_NONE, 0, SC_NOT_A_TARGET);
 			return;
 		}
-		reach_act(a, REACH_REPORT, 0, "unreachable-restricted");
+		reach_act(a, REACH_REPORT, 0, SC_UNREACHABLE_RESTRICTED);
 		a->failed = true;
 		if (in->lun0_allowed)
 			reach_say(
@@ -125,17 +125,17 @@ static void after_allowed(struct reach *r, struct reach_action *a)
 	if (!in->dry_run) {
 		/* No way in without the kernel: let it scan this one target
 		 * ("C T -"), then apply the database. */
-		reach_act(a, REACH_WRITE, UINT64_MAX, "kernel-scan");
+		reach_act(a, REACH_WRITE, UINT64_MAX, SC_KERNEL_SCAN);
 		a->kernel_scan = true;
 		r->state = RS_KERNEL;
 		return;
 	}
 	r->state = RS_DONE;
 	if (!in->listed) {
-		reach_act(a, REACH_NONE, 0, "none");
+		reach_act(a, REACH_NONE, 0, SC_NOT_A_TARGET);
 		return;
 	}
-	reach_act(a, REACH_REPORT, 0, "no-lun-answered");
+	reach_act(a, REACH_REPORT, 0, SC_NO_LUN_ANSWERED);
 	reach_say(a, "dry run, nothing attached: no LUN answered (not LUN 0, not the REPORT LUNS "
 		     "well-known LUN, not the kernel's scan of the target)");
 }
@@ -150,7 +150,7 @@ static void after_wlun(struct reach *r, struct reach_action *a)
 		/* LUN 0 is refused and there is no well-known LUN: the LUNs the
 		 * policy names are the only way in, and harmless to try. */
 		r->lun = in->first_allowed;
-		reach_act(a, REACH_WRITE, r->lun, "policy-lun");
+		reach_act(a, REACH_WRITE, r->lun, SC_POLICY_LUN);
 		r->state = RS_ALLOWED;
 		return;
 	}
@@ -162,7 +162,7 @@ static void after_lun0(struct reach *r, struct reach_action *a)
 	const struct reach_input *in = &r->in;
 
 	if (in->other_attached) {
-		found(r, a, in->other_lun, "attached-before");
+		found(r, a, in->other_lun, SC_ATTACHED_BEFORE);
 		reach_say(a,
 			  "LUN 0 absent: commands go through LUN %" PRIu64
 			  ", attached before this scan",
@@ -170,7 +170,7 @@ static void after_lun0(struct reach *r, struct reach_action *a)
 		return;
 	}
 	if (!in->dry_run && !r->wlun_impossible && !in->wlun_excluded) {
-		reach_act(a, REACH_WRITE, LUN_WLUN_REPORT_LUNS, "wlun");
+		reach_act(a, REACH_WRITE, LUN_WLUN_REPORT_LUNS, SC_WLUN);
 		r->state = RS_WLUN;
 		return;
 	}
@@ -185,7 +185,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 	case RS_START:
 		if (in->selected_refused) {
 			/* Reaching the target would be for nothing. */
-			reach_act(next, REACH_REPORT, 0, "selected-refused");
+			reach_act(next, REACH_REPORT, 0, SC_SELECTED_REFUSED);
 			r->state = RS_DONE;
 			return;
 		}
@@ -194,10 +194,10 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			 * for a moment. */
 			r->state = RS_DONE;
 			if (!in->listed) {
-				reach_act(next, REACH_NONE, 0, "none");
+				reach_act(next, REACH_NONE, 0, SC_NOT_A_TARGET);
 				return;
 			}
-			reach_act(next, REACH_REPORT, 0, "policy-allows-none");
+			reach_act(next, REACH_REPORT, 0, SC_POLICY_ALLOWS_NONE);
 			reach_say(next,
 				  "the lunmask policy allows no LUN of this target (%s): not "
 				  "scanned",
@@ -205,12 +205,12 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			return;
 		}
 		if (in->lun0_attached) {
-			found(r, next, 0, "lun0-attached");
+			found(r, next, 0, SC_LUN0_ATTACHED);
 			return;
 		}
 		if (!in->dry_run && in->lun0_allowed) {
 			/* LUN 0 first, as the kernel's target scan does. */
-			reach_act(next, REACH_WRITE, 0, "lun0");
+			reach_act(next, REACH_WRITE, 0, SC_LUN0);
 			r->state = RS_LUN0;
 			return;
 		}
@@ -218,7 +218,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		return;
 	case RS_LUN0:
 		if (last->kind == REACH_OUT_ATTACHED) {
-			found(r, next, 0, "lun0");
+			found(r, next, 0, SC_LUN0);
 			next->lun0_new = true;
 			return;
 		}
@@ -232,7 +232,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 	case RS_WLUN:
 		if (last->kind == REACH_OUT_EINVAL && !in->lun0_allowed &&
 		    limit_is_target(last, LUN_WLUN_REPORT_LUNS)) {
-			reach_act(next, REACH_LIMIT, 0, "limit");
+			reach_act(next, REACH_LIMIT, 0, SC_LIMIT);
 			r->state = RS_DONE;
 			return;
 		}
@@ -246,7 +246,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			write_failed(r, last, next);
 			return;
 		} else if (last->kind == REACH_OUT_ATTACHED) {
-			found(r, next, LUN_WLUN_REPORT_LUNS, "wlun");
+			found(r, next, LUN_WLUN_REPORT_LUNS, SC_WLUN);
 			next->temporary = true;
 			reach_say(next,
 				  "LUN 0 absent: reached through the REPORT LUNS well-known "
@@ -261,7 +261,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 	case RS_ALLOWED:
 		if (last->kind == REACH_OUT_EINVAL && limit_is_target(last, r->lun) &&
 		    !in->listed) {
-			reach_act(next, REACH_LIMIT, 0, "limit");
+			reach_act(next, REACH_LIMIT, 0, SC_LIMIT);
 			r->state = RS_DONE;
 			return;
 		}
@@ -272,7 +272,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		if (last->kind == REACH_OUT_ATTACHED) {
 			uint64_t lun = r->lun;
 
-			found(r, next, lun, "policy-lun");
+			found(r, next, lun, SC_POLICY_LUN);
 			next->probe_new = true;
 			reach_say(next,
 				  "LUN 0 is %s: reached through LUN %" PRIu64
@@ -281,7 +281,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			return;
 		}
 		if (lunmask_next_allowed(in->mask, r->lun, &r->lun) == 1) {
-			reach_act(next, REACH_WRITE, r->lun, "policy-lun");
+			reach_act(next, REACH_WRITE, r->lun, SC_POLICY_LUN);
 			return;
 		}
 		after_allowed(r, next);
@@ -292,7 +292,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			return;
 		}
 		if (last->kind == REACH_OUT_ATTACHED) {
-			found(r, next, last->lun, "kernel-scan");
+			found(r, next, last->lun, SC_KERNEL_SCAN);
 			next->kernel_luns = true;
 			reach_say(next,
 				  "LUN 0 absent and the REPORT LUNS well-known LUN %s: the kernel "
@@ -303,16 +303,16 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		}
 		r->state = RS_DONE;
 		if (!in->listed) {
-			reach_act(next, REACH_NONE, 0, "none");
+			reach_act(next, REACH_NONE, 0, SC_NOT_A_TARGET);
 			return;
 		}
-		reach_act(next, REACH_REPORT, 0, "no-lun-answered");
+		reach_act(next, REACH_REPORT, 0, SC_NO_LUN_ANSWERED);
 		reach_say(next,
 			  "listed by the topology: no LUN answered (not LUN 0, not the REPORT LUNS "
 			  "well-known LUN, not the kernel's scan of the target)");
 		return;
 	default:
-		reach_act(next, REACH_NONE, 0, "none");
+		reach_act(next, REACH_NONE, 0, SC_NOT_A_TARGET);
 		return;
 	}
 }

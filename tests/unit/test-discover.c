@@ -603,20 +603,20 @@ START_TEST(reach_rules)
 		      trace, c->trace);
 	ck_assert_msg(a.kind == c->kind, "%s: action %d, expected %d (%s)", c->what, a.kind,
 		      c->kind, a.reason);
-	ck_assert_msg(strcmp(a.code, c->code) == 0, "%s: code %s, expected %s", c->what, a.code,
-		      c->code);
+	ck_assert_msg(strcmp(scan_code_name(a.code), c->code) == 0, "%s: code %s, expected %s",
+		      c->what, scan_code_name(a.code), c->code);
 	if (c->lun >= 0)
 		ck_assert_uint_eq(a.lun, (uint64_t)c->lun);
 	if (a.kind == REACH_FOUND) {
 		ck_assert(a.temporary == (a.lun == LUN_WLUN_REPORT_LUNS));
-		ck_assert(a.lun0_new == (strcmp(a.code, "lun0") == 0));
-		ck_assert(a.probe_new == (strcmp(a.code, "policy-lun") == 0));
-		ck_assert(a.kernel_luns == (strcmp(a.code, "kernel-scan") == 0));
+		ck_assert(a.lun0_new == (a.code == SC_LUN0));
+		ck_assert(a.probe_new == (a.code == SC_POLICY_LUN));
+		ck_assert(a.kernel_luns == (a.code == SC_KERNEL_SCAN));
 	}
 	/* The host refusing the well-known LUN is news once, for the host. */
 	ck_assert(a.wlun_impossible == (c->sim.wlun == 'e' && in.lun0_allowed &&
 					!in.wlun_impossible && strstr(trace, "W")));
-	if (a.kind == REACH_REPORT && a.failed && strcmp(a.code, "stopped") != 0)
+	if (a.kind == REACH_REPORT && a.failed && a.code != SC_STOPPED)
 		ck_assert_msg(a.reason[0], "%s: a failure without words", c->what);
 }
 END_TEST

@@ -17,12 +17,12 @@
 #include "scan.h"
 #include "sgio-script.h"
 
-#define INQ(len) ((const uint8_t[]){ 0x12, 0, 0, 0, (len), 0 }), 6
-#define RL4096 ((const uint8_t[]){ 0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0 }), 12
+#define INQ(len) .cdb = (const uint8_t[]){ 0x12, 0, 0, 0, (len), 0 }, .cdb_len = 6
+#define RL4096 .cdb = (const uint8_t[]){ 0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0 }, .cdb_len = 12
 #define SENSE(key, asc, ascq)                                                                      \
-	((const uint8_t[]){ 0x70, 0, (key), 0, 0, 0, 0, 10, 0, 0, 0, 0, (asc), (ascq), 0, 0, 0,    \
-			    0 }),                                                                  \
-		18
+	.sense = (const uint8_t[]){ 0x70, 0, (key), 0,	   0,	   0, 0, 10, 0,                    \
+				    0,	  0, 0,	    (asc), (ascq), 0, 0, 0,  0 },                  \
+	.sense_len = 18
 
 static char root[64];
 
@@ -124,16 +124,19 @@ START_TEST(scan_spc3_sequence)
 	make_tree(0x05);
 	/* INQUIRY of 36 bytes as the kernel sends it, then the whole length
 	 * the device claims, then REPORT LUNS with the kernel's 4096 bytes */
-	dry_run((struct sgio_step[]){ { INQ(36), 20000, inq_spc3, 36 },
-				      { INQ(96), 20000, inq_spc3, 96 },
-				      { RL4096, 30000, luns_0_1_2, sizeof(luns_0_1_2) } },
+	dry_run(
+		(struct sgio_step[]){
+			{ INQ(36), .timeout_ms = 20000, .data = inq_spc3, .data_len = 36 },
+			{ INQ(96), .timeout_ms = 20000, .data = inq_spc3, .data_len = 96 },
+			{ RL4096, .timeout_ms = 30000, .data = luns_0_1_2,
+			  .data_len = sizeof(luns_0_1_2) } },
 		3, &rep);
 	ck_assert_uint_eq(rep.nhosts, 1);
 	ck_assert_uint_eq(rep.hosts[0].ntargets, 1);
 	t = &rep.hosts[0].targets[0];
 	ck_assert_str_eq(outcomes(t), "0:present 1:would-probe 2:would-probe");
-	ck_assert_str_eq(t->method_code, "scsi-3");
-	ck_assert_str_eq(t->inquiry_source, "SG_IO");
+	ck_assert_str_eq(scan_code_name(t->method_code), "scsi-3");
+	ck_assert_str_eq(inquiry_source_text(t->inquiry_source), "SG_IO");
 	scan_report_free(&rep);
 	drop_tree();
 }
@@ -145,8 +148,8 @@ START_TEST(scan_scsi2_sequence)
 
 	make_tree(0x02);
 	/* 36 bytes is all it has; no REPORT LUNS to a SCSI-2 device */
-	dry_run((struct sgio_step[]){ { INQ(36), 0, inq_scsi2, 36 } }, 1, &rep);
-	ck_assert_str_eq(rep.hosts[0].targets[0].method_code, "scsi-2");
+	dry_run((struct sgio_step[]){ { INQ(36), .data = inq_scsi2, .data_len = 36 } }, 1, &rep);
+	ck_assert_str_eq(scan_code_name(rep.hosts[0].targets[0].method_code), "scsi-2");
 	ck_assert_str_eq(outcomes(&rep.hosts[0].targets[0]), "0:present 1:would-probe");
 	scan_report_free(&rep);
 	drop_tree();
@@ -156,26 +159,26 @@ END_TEST
 START_TEST(scan_report_luns_fails_and_retries)
 {
 	struct scan_report rep = { 0 };
-	const struct sgio_step ua = {
-		RL4096, 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION, SENSE(0x06, 0x3f, 0x0e)
-	};
+	const struct sgio_step ua = { RL4096, .status = SCRIPT_CHECK_CONDITION,
+				      SENSE(0x06, 0x3f, 0x0e) };
 
 	make_tree(0x05);
 	/* ILLEGAL REQUEST: the sequential scan instead, with no command */
-	dry_run((struct sgio_step[]){ { INQ(36), 0, inq_spc3, 36 },
-				      { INQ(96), 0, inq_spc3, 96 },
-				      { RL4096, 0, NULL, 0, 0, false, SCRIPT_CHECK_CONDITION,
+	dry_run((struct sgio_step[]){ { INQ(36), .data = inq_spc3, .data_len = 36 },
+				      { INQ(96), .data = inq_spc3, .data_len = 96 },
+				      { RL4096, .status = SCRIPT_CHECK_CONDITION,
 					SENSE(0x05, 0x20, 0x00) } },
 		3, &rep);
-	ck_assert_str_eq(rep.hosts[0].targets[0].method_code, "report-luns-failed");
+	ck_assert_str_eq(scan_code_name(rep.hosts[0].targets[0].method_code), "report-luns-failed");
 	ck_assert(rep.hosts[0].targets[0].report_luns_failed);
 	scan_report_free(&rep);
 	memset(&rep, 0, sizeof(rep));
 	/* a unit attention (reported LUNs data changed) is retried */
-	dry_run((struct sgio_step[]){ { INQ(36), 0, inq_spc3, 36 },
-				      { INQ(96), 0, inq_spc3, 96 },
+	dry_run((struct sgio_step[]){ { INQ(36), .data = inq_spc3, .data_len = 36 },
+				      { INQ(96), .data = inq_spc3, .data_len = 96 },
 				      ua,
-				      { RL4096, 0, luns_0_1_2, sizeof(luns_0_1_2) } },
+				      { RL4096, .data = luns_0_1_2,
+					.data_len = sizeof(luns_0_1_2) } },
 		4, &rep);
 	ck_assert_str_eq(outcomes(&rep.hosts[0].targets[0]),
 			 "0:present 1:would-probe 2:would-probe");
@@ -191,11 +194,11 @@ START_TEST(scan_inquiry_fails_uses_sysfs_copy)
 	make_tree(0x05);
 	/* INQUIRY through SG_IO fails: the kernel's copy in sysfs stands in,
 	 * and REPORT LUNS is still asked */
-	dry_run((struct sgio_step[]){ { INQ(36), 0, NULL, 0, 0, false, 0, NULL, 0,
-					SCRIPT_DID_TIME_OUT },
-				      { RL4096, 0, luns_0_1_2, sizeof(luns_0_1_2) } },
+	dry_run((struct sgio_step[]){ { INQ(36), .host_status = SCRIPT_DID_TIME_OUT },
+				      { RL4096, .data = luns_0_1_2,
+					.data_len = sizeof(luns_0_1_2) } },
 		2, &rep);
-	ck_assert_str_eq(rep.hosts[0].targets[0].inquiry_source,
+	ck_assert_str_eq(inquiry_source_text(rep.hosts[0].targets[0].inquiry_source),
 			 "sysfs inquiry attribute (INQUIRY failed)");
 	scan_report_free(&rep);
 	drop_tree();

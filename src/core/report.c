@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report.c - building a scan's report, and what counts as a failure in it.
+ * No I/O.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+const char *lun_outcome_name(enum lun_outcome o)
+{
+	static const char *const names[] = {
+		[LUN_ATTACHED] = "attached",
+		[LUN_PRESENT] = "present",
+		[LUN_ABSENT] = "absent",
+		[LUN_SKIPPED] = "skipped",
+		[LUN_LIMIT] = "beyond-limit",
+		[LUN_FAILED] = "failed",
+		[LUN_WOULD_PROBE] = "would-probe",
+		[LUN_REMOVED] = "removed",
+		[LUN_WOULD_REMOVE] = "would-remove",
+		[LUN_IN_USE] = "in-use",
+		[LUN_DETACHED] = "detached",
+	};
+
+	return (unsigned int)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
+}
+
+const char *inquiry_source_text(enum inquiry_source s)
+{
+	return s == INQUIRY_FROM_SGIO ? "SG_IO" : "sysfs inquiry attribute (INQUIRY failed)";
+}
+
+int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
+		    const char *fmt, va_list ap)
+{
+	struct lun_report *l;
+
+	if (t->nluns == t->alloc) {
+		size_t n = t->alloc ? t->alloc * 2 : 16;
+
+		l = realloc(t->luns, n * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		t->luns = l;
+		t->alloc = n;
+	}
+	l = &t->luns[t->nluns++];
+	l->lun = lun;
+	l->outcome = o;
+	l->code = code;
+	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
+	return 0;
+}
+
+int report_add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = report_add_lunv(t, lun, o, code, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void report_fail(struct target_report *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+}
+
+void report_target_free(struct target_report *t)
+{
+	quirk_match_clear(&t->match);
+	lunmask_set_clear(&t->mask);
+	free(t->luns);
+	free(t->reported);
+	free(t->kernel_luns);
+	free(t->kernel_kept);
+	free(t->ghosts);
+	memset(t, 0, sizeof(*t));
+}
+
+struct target_report *report_add_target(struct host_report *h, struct target_report *t)
+{
+	struct target_report *p = realloc(h->targets, (h->ntargets + 1) * sizeof(*p));
+
+	if (!p) {
+		report_target_free(t);
+		return NULL;
+	}
+	h->targets = p;
+	p = &h->targets[h->ntargets++];
+	*p = *t;
+	memset(t, 0, sizeof(*t));
+	return p;
+}
+
+bool lun_report_failed(const struct target_report *t, const struct lun_report *l)
+{
+	switch (l->outcome) {
+	case LUN_FAILED:
+	case LUN_IN_USE:
+		return true;
+	case LUN_ABSENT:
+		/* The device listed it, and nothing answered there: its list
+		 * changed under the scan, or it lies. */
+		return l->code == SC_LISTED;
+	case LUN_LIMIT:
+		return t->method != PLAN_METHOD_SEQUENTIAL;
+	default:
+		return false;
+	}
+}
+
+size_t scan_report_failures(const struct scan_report *rep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		n += rep->hosts[i].failed;
+		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
+			const struct target_report *t = &rep->hosts[i].targets[k];
+
+			n += t->failed + t->ghost_stop + t->removal_refused;
+			for (size_t j = 0; j < t->nluns; j++)
+				n += lun_report_failed(t, &t->luns[j]);
+		}
+	}
+	return n;
+}
+
+void scan_report_free(struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		struct host_report *h = &rep->hosts[i];
+
+		for (size_t k = 0; k < h->ntargets; k++)
+			report_target_free(&h->targets[k]);
+		free(h->targets);
+	}
+	free(rep->hosts);
+	rep->hosts = NULL;
+	rep->nhosts = 0;
+}
