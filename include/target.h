@@ -6,8 +6,10 @@
  * the last action and gives the next, from a closed set; scan.c carries the
  * actions out and feeds back what it saw. The machine composes reach_step(),
  * plan_step(), plan_batch(), plan_reach_fate(), ghost_judge() and the
- * lunmask decisions, and fills the target's report as it goes; it never
- * reads the report back.
+ * lunmask decisions, and fills the target's report as it goes. Its
+ * decisions read only its own state: the report is written (a line it
+ * wrote is amended by its index), never consulted; what the machine knows
+ * of the target goes into it as the machine ends.
  *
  * A release (taking a LUN away: the policy refuses it, the device no longer
  * lists it, the scan attached it for its own use) is one small machine too,
@@ -27,7 +29,7 @@
 #include "plan.h"
 #include "quirks.h"
 #include "reach.h"
-#include "scan.h"
+#include "report.h"
 
 /**
  * enum target_act - what the machine asks the interpreter to do
@@ -321,7 +323,7 @@ struct target_machine {
 	int sub;
 	struct target_report rep;
 	bool has_report;
-	/* how the target is reached */
+	/* how the target is reached: the policy's entries for it */
 	struct lunmask_set mask;
 	struct reach reach;
 	struct reach_input reach_in;
@@ -334,9 +336,26 @@ struct target_machine {
 	bool wlun_impossible;
 	long long max_lun_ok;
 	/* what it is */
+	uint64_t probe_lun;
+	bool probe_new;
+	struct inquiry inq;
+	enum inquiry_source inquiry_source;
+	struct quirk_match match;
+	bool target_attach;
 	char wwid[SCSI_WWID_MAX + 1];
 	char serial[256];
 	/* its LUNs */
+	uint64_t *kernel_luns;
+	size_t nkernel_luns;
+	bool *kernel_kept;
+	uint64_t *reported;
+	size_t nreported;
+	bool report_read;
+	bool report_complete;
+	enum plan_method method;
+	struct target_deferred *lines;
+	size_t nlines;
+	size_t lines_alloc;
 	struct plan plan;
 	bool has_plan;
 	struct plan_input plan_in;
@@ -354,6 +373,7 @@ struct target_machine {
 	uint64_t probe_ms;
 	int error;
 	/* ghosts */
+	struct ghost_report last_ghost;
 	struct ghost_watch *watch;
 	int watch_state;
 	int watch_verdict;
@@ -372,6 +392,7 @@ struct target_machine {
 	char out_why[PLAN_REASON_LEN];
 	int ref_state;
 	bool finished;
+	bool published;
 	struct target_action done;
 };
 

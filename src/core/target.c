@@ -283,11 +283,55 @@ static int line(struct target_machine *m, uint64_t lun, enum lun_outcome o, enum
 	va_start(ap, fmt);
 	r = report_add_lunv(&m->rep, lun, o, code, fmt, ap);
 	va_end(ap);
-	return r;
+	if (r < 0 || o != LUN_ATTACHED)
+		return r;
+	/* What undo_ghosts() and undo_investigation() take back. */
+	if (m->nlines == m->lines_alloc) {
+		size_t n = m->lines_alloc ? m->lines_alloc * 2 : 16;
+		struct target_deferred *l = realloc(m->lines, n * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		m->lines = l;
+		m->lines_alloc = n;
+	}
+	m->lines[m->nlines++] = (struct target_deferred){ lun, m->rep.nluns - 1 };
+	return 0;
+}
+
+/* What the machine knows of the target goes into its report, once, as it
+ * ends; until then the report is written, never read. */
+static void publish(struct target_machine *m)
+{
+	struct target_report *t = &m->rep;
+
+	if (m->published || !m->has_report)
+		return;
+	m->published = true;
+	t->probe_lun = m->probe_lun;
+	t->probe_new = m->probe_new;
+	t->inq = m->inq;
+	t->target_attach = m->target_attach;
+	t->inquiry_source = m->inquiry_source;
+	t->match = m->match;
+	memset(&m->match, 0, sizeof(m->match));
+	t->mask = m->mask;
+	memset(&m->mask, 0, sizeof(m->mask));
+	t->kernel_luns = m->kernel_luns;
+	t->nkernel_luns = m->nkernel_luns;
+	t->kernel_kept = m->kernel_kept;
+	m->kernel_luns = NULL;
+	m->kernel_kept = NULL;
+	t->reported = m->reported;
+	t->nreported = m->nreported;
+	t->report_read = m->report_read;
+	t->report_complete = m->report_complete;
+	m->reported = NULL;
 }
 
 static void finish(struct target_machine *m, enum target_end_kind end, int error)
 {
+	publish(m);
 	m->phase = P_DONE;
 	m->finished = true;
 	act(&m->done, TARGET_DONE, 0);
@@ -323,7 +367,7 @@ static int select_mask(struct target_machine *m, bool identity)
 	size_t n, used = 0;
 	int r = 0;
 
-	lunmask_set_clear(&m->rep.mask);
+	lunmask_set_clear(&m->mask);
 	m->rep.policy[0] = '\0';
 	masks = quirk_db_lunmasks(m->in.db, &n);
 	if (!n)
@@ -336,17 +380,17 @@ static int select_mask(struct target_machine *m, bool identity)
 			t.wwid = m->wwid[0] ? m->wwid : NULL;
 			t.serial = m->serial[0] ? m->serial : NULL;
 		}
-		r = lunmask_select(masks, n, &t, i ? &other : &m->rep.mask);
-		if (r == 0 && i && !same_entries(&m->rep.mask, &other))
+		r = lunmask_select(masks, n, &t, i ? &other : &m->mask);
+		if (r == 0 && i && !same_entries(&m->mask, &other))
 			r = -ENOTUNIQ;
 		lunmask_set_clear(&other);
 	}
 	if (r < 0) {
-		lunmask_set_clear(&m->rep.mask);
+		lunmask_set_clear(&m->mask);
 		return r;
 	}
-	for (size_t i = 0; i < m->rep.mask.count && used < sizeof(m->rep.policy); i++) {
-		const struct lunmask_entry *e = m->rep.mask.items[i];
+	for (size_t i = 0; i < m->mask.count && used < sizeof(m->rep.policy); i++) {
+		const struct lunmask_entry *e = m->mask.items[i];
 		int k = snprintf(m->rep.policy + used, sizeof(m->rep.policy) - used,
 				 "%s'%s' (%s:%u)", i ? ", " : "", e->title, e->file, e->line);
 
@@ -437,24 +481,24 @@ static int start(struct target_machine *m)
 		in->other_lun = m->in.before[0];
 	}
 	in->lun0_attached = in_sorted(m->in.before, m->in.nbefore, lun0);
-	lunmask_decide(&m->rep.mask, 0, &m->v0);
+	lunmask_decide(&m->mask, 0, &m->v0);
 	in->lun0_allowed = m->v0.allowed;
 	if (!m->v0.allowed)
 		lunmask_describe(&m->v0, 0, m->lun0_why, sizeof(m->lun0_why));
 	in->lun0_why = m->lun0_why;
-	in->allowed = lunmask_next_allowed(&m->rep.mask, UINT64_MAX, &in->first_allowed);
-	in->mask = &m->rep.mask;
-	in->restricts = lunmask_restricts(&m->rep.mask);
+	in->allowed = lunmask_next_allowed(&m->mask, UINT64_MAX, &in->first_allowed);
+	in->mask = &m->mask;
+	in->restricts = lunmask_restricts(&m->mask);
 	{
 		struct lunmask_verdict vw;
 
 		/* The well-known LUN is no unit an upper-level driver takes:
 		 * allow lists do not keep it out, an explicit exclusion does. */
-		lunmask_decide(&m->rep.mask, LUN_WLUN_REPORT_LUNS, &vw);
+		lunmask_decide(&m->mask, LUN_WLUN_REPORT_LUNS, &vw);
 		in->wlun_excluded = vw.rule == LUNMASK_EXCLUDED;
 	}
 	if (m->in.has_only_lun) {
-		lunmask_decide(&m->rep.mask, m->in.only_lun, &m->vsel);
+		lunmask_decide(&m->mask, m->in.only_lun, &m->vsel);
 		in->selected_refused = !m->vsel.allowed && !exists(m, m->in.only_lun);
 	}
 	reach_init(&m->reach, in);
@@ -496,12 +540,12 @@ static int reach(struct target_machine *m, const struct target_obs *o, struct ta
 			ro.kind = o->nluns ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
 			if (o->nluns) {
 				ro.lun = o->luns[0];
-				free(m->rep.kernel_luns);
-				m->rep.kernel_luns = malloc(o->nluns * sizeof(uint64_t));
-				if (!m->rep.kernel_luns)
+				free(m->kernel_luns);
+				m->kernel_luns = malloc(o->nluns * sizeof(uint64_t));
+				if (!m->kernel_luns)
 					return -ENOMEM;
-				memcpy(m->rep.kernel_luns, o->luns, o->nluns * sizeof(uint64_t));
-				m->rep.nkernel_luns = o->nluns;
+				memcpy(m->kernel_luns, o->luns, o->nluns * sizeof(uint64_t));
+				m->nkernel_luns = o->nluns;
 			}
 		} else {
 			ro.kind = o->attached ? REACH_OUT_ATTACHED : REACH_OUT_EMPTY;
@@ -526,7 +570,7 @@ static int reach(struct target_machine *m, const struct target_obs *o, struct ta
 		return 0;
 	case REACH_REPORT:
 		/* Reported without a scan: the policy's entries are in words. */
-		lunmask_set_clear(&m->rep.mask);
+		lunmask_set_clear(&m->mask);
 		found_report(m);
 		m->rep.end_code = ra.code;
 		if (ra.code == SC_SELECTED_REFUSED) {
@@ -553,27 +597,27 @@ static int reach(struct target_machine *m, const struct target_obs *o, struct ta
 		break;
 	}
 	found_report(m);
-	m->rep.probe_new = ra.probe_new;
+	m->probe_new = ra.probe_new;
 	m->rep.reach_code = ra.code;
 	snprintf(m->rep.reach_reason, sizeof(m->rep.reach_reason), "%s", ra.reason);
-	m->rep.probe_lun = ra.lun;
+	m->probe_lun = ra.lun;
 	m->temporary = ra.temporary;
 	m->lun0_new = ra.lun0_new;
 	if (!ra.kernel_luns) {
-		free(m->rep.kernel_luns);
-		m->rep.kernel_luns = NULL;
-		m->rep.nkernel_luns = 0;
+		free(m->kernel_luns);
+		m->kernel_luns = NULL;
+		m->nkernel_luns = 0;
 	} else {
-		m->rep.kernel_kept = calloc(m->rep.nkernel_luns, sizeof(bool));
-		if (!m->rep.kernel_kept)
+		m->kernel_kept = calloc(m->nkernel_luns, sizeof(bool));
+		if (!m->kernel_kept)
 			return -ENOMEM;
 	}
 	/* What this scan attached to reach it is its own to take back. */
 	if ((ra.lun0_new || ra.temporary || ra.probe_new) && own_add(m, ra.lun) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->rep.nkernel_luns; i++)
-		if (!in_sorted(m->in.before, m->in.nbefore, m->rep.kernel_luns[i]) &&
-		    own_add(m, m->rep.kernel_luns[i]) < 0)
+	for (size_t i = 0; i < m->nkernel_luns; i++)
+		if (!in_sorted(m->in.before, m->in.nbefore, m->kernel_luns[i]) &&
+		    own_add(m, m->kernel_luns[i]) < 0)
 			return -ENOMEM;
 	m->phase = P_INQUIRY;
 	return 0;
@@ -583,17 +627,17 @@ static int reach(struct target_machine *m, const struct target_obs *o, struct ta
 
 static int matched(struct target_machine *m)
 {
-	struct quirk_device dev = quirk_device_from_inquiry(&m->rep.inq);
+	struct quirk_device dev = quirk_device_from_inquiry(&m->inq);
 	int r;
 
 	m->rep.has_inquiry = true;
-	r = quirk_db_match(m->in.db, &dev, &m->rep.match);
+	r = quirk_db_match(m->in.db, &dev, &m->match);
 	if (r < 0)
 		return r;
-	m->rep.target_attach = true;
-	for (size_t i = 0; i < m->rep.match.count; i++)
-		if (m->rep.match.sources[i]->type < 0 && m->rep.match.sources[i]->attach >= 0)
-			m->rep.target_attach = m->rep.match.sources[i]->attach;
+	m->target_attach = true;
+	for (size_t i = 0; i < m->match.count; i++)
+		if (m->match.sources[i]->type < 0 && m->match.sources[i]->attach >= 0)
+			m->target_attach = m->match.sources[i]->attach;
 	return 0;
 }
 
@@ -604,7 +648,7 @@ static void inquiry_failed(struct target_machine *m, const char *why)
 	report_fail(&m->rep, "INQUIRY failed: %s", why);
 	m->error = -EIO;
 	if (m->temporary) {
-		release(m, RELEASE_OURS, m->rep.probe_lun, SC_REACH_ONLY,
+		release(m, RELEASE_OURS, m->probe_lun, SC_REACH_ONLY,
 			"the REPORT LUNS well-known LUN, attached only to reach the target",
 			P_DONE);
 		return;
@@ -801,9 +845,10 @@ static int watch_next(struct target_machine *m, const struct target_obs *o,
 	}
 }
 
-static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
+static int add_ghost(struct target_machine *m, uint64_t lun, uint64_t same_as,
 		     const struct ghost_evidence *ev)
 {
+	struct target_report *t = &m->rep;
 	struct ghost_report *g = realloc(t->ghosts, (t->nghosts + 1) * sizeof(*g));
 
 	if (!g)
@@ -813,6 +858,7 @@ static int add_ghost(struct target_report *t, uint64_t lun, uint64_t same_as,
 	g->lun = lun;
 	g->same_as = same_as;
 	g->evidence = *ev;
+	m->last_ghost = *g;
 	return 0;
 }
 
@@ -844,7 +890,7 @@ static int watch_judge(struct target_machine *m)
 		m->rep.unknown_identity |= ev.verdict == GHOST_UNKNOWN;
 		if (ev.verdict != GHOST_SAME && ev.verdict != GHOST_CONFLICT)
 			continue;
-		if (add_ghost(&m->rep, lun, against_lun, &ev) < 0)
+		if (add_ghost(m, lun, against_lun, &ev) < 0)
 			return -ENOMEM;
 		m->out.ghost = ev.verdict == GHOST_SAME;
 		m->out.ghost_of = against_lun;
@@ -890,30 +936,30 @@ static int fate_and_plan(struct target_machine *m)
 	struct plan_input *in = &m->plan_in;
 	char refusal[PLAN_REASON_LEN] = "";
 
-	lunmask_decide(&t->mask, 0, &m->v0);
+	lunmask_decide(&m->mask, 0, &m->v0);
 	if (!m->v0.allowed)
 		lunmask_describe(&m->v0, 0, m->lun0_why, sizeof(m->lun0_why));
 	memset(in, 0, sizeof(*in));
-	in->mask = &t->mask;
-	in->scsi_level = t->inq.scsi_level;
-	in->flags = t->match.flags;
-	in->max_lun = t->match.max_lun;
-	in->attach = t->target_attach;
+	in->mask = &m->mask;
+	in->scsi_level = m->inq.scsi_level;
+	in->flags = m->match.flags;
+	in->max_lun = m->match.max_lun;
+	in->attach = m->target_attach;
 	in->max_luns = m->in.max_luns;
 	in->driver = m->in.driver;
 	in->has_only_lun = m->in.has_only_lun;
 	in->only_lun = m->in.only_lun;
-	in->probe_lun = t->probe_lun;
+	in->probe_lun = m->probe_lun;
 	in->attach_ghosts = m->in.attach_ghosts || m->in.investigate;
 	in->investigate = m->in.investigate;
-	in->lun0_present = t->probe_lun == 0 || exists(m, 0);
-	if (!t->match.attach)
-		refusal_reason(refusal, sizeof(refusal), &t->inq, &t->match);
-	plan_reach_fate(&(struct plan_reach_input){ .probe_lun = t->probe_lun,
+	in->lun0_present = m->probe_lun == 0 || exists(m, 0);
+	if (!m->match.attach)
+		refusal_reason(refusal, sizeof(refusal), &m->inq, &m->match);
+	plan_reach_fate(&(struct plan_reach_input){ .probe_lun = m->probe_lun,
 						    .temporary = m->temporary,
 						    .lun0_new = m->lun0_new,
 						    .attach = in->attach,
-						    .lun0_attach = t->match.attach,
+						    .lun0_attach = m->match.attach,
 						    .refusal = refusal,
 						    .has_only_lun = m->in.has_only_lun,
 						    .only_lun = m->in.only_lun },
@@ -924,7 +970,7 @@ static int fate_and_plan(struct target_machine *m)
 		t->end_code = SC_ATTACH_FALSE;
 		m->ki = 0;
 		if (m->fate.detach)
-			release(m, RELEASE_OURS, t->probe_lun, m->fate.code, m->fate.reason,
+			release(m, RELEASE_OURS, m->probe_lun, m->fate.code, m->fate.reason,
 				P_FATE_UNDO);
 		else
 			m->phase = P_FATE_UNDO;
@@ -955,7 +1001,7 @@ static bool watched(const struct target_machine *m, enum lun_outcome last)
 /* A probe of a LUN the kernel's target scan attached (@k its index). */
 static int probe_kernel_lun(struct target_machine *m, ssize_t k)
 {
-	m->rep.kernel_kept[k] = true;
+	m->kernel_kept[k] = true;
 	m->out.kind = PLAN_OUT_PRESENT;
 	if (quirk_db_refuses_per_lun(m->in.db)) {
 		m->sub = PROBE_KERNEL;
@@ -978,13 +1024,12 @@ static int probe_kernel_lun(struct target_machine *m, ssize_t k)
 static int probe(struct target_machine *m, struct target_action *next)
 {
 	const struct plan_action *a = &m->act;
-	struct target_report *t = &m->rep;
-	ssize_t k = index_sorted(t->kernel_luns, t->nkernel_luns, a->lun);
+	ssize_t k = index_sorted(m->kernel_luns, m->nkernel_luns, a->lun);
 
 	m->wrote = false;
 	if (k >= 0)
 		return probe_kernel_lun(m, k);
-	if (a->lun == t->probe_lun && t->probe_new) {
+	if (a->lun == m->probe_lun && m->probe_new) {
 		m->out.kind = PLAN_OUT_PRESENT;
 		if (line(m, a->lun, LUN_ATTACHED, SC_REACHED_THROUGH,
 			 "%s (the target was reached through it)", a->reason) < 0)
@@ -995,7 +1040,7 @@ static int probe(struct target_machine *m, struct target_action *next)
 			m->phase = P_NEXT;
 		return 0;
 	}
-	if (in_sorted(m->in.before, m->in.nbefore, a->lun) || a->lun == t->probe_lun) {
+	if (in_sorted(m->in.before, m->in.nbefore, a->lun) || a->lun == m->probe_lun) {
 		if (line(m, a->lun, LUN_PRESENT, SC_ALREADY_ATTACHED,
 			 "already attached; left alone") < 0)
 			return -ENOMEM;
@@ -1101,28 +1146,28 @@ static int report_luns(struct target_machine *m, const struct target_obs *o)
 		snprintf(why, PLAN_REASON_LEN, "no sg or bsg node");
 		return 0;
 	}
-	if (o->result != 0 && t->nkernel_luns) {
+	if (o->result != 0 && m->nkernel_luns) {
 		/* Only LUN 0 and the well-known LUN must answer REPORT LUNS; the
 		 * kernel asked through a LUN 0 we cannot reach, so what it
 		 * attached is the target's list. */
-		free(t->reported);
-		t->reported = malloc(t->nkernel_luns * sizeof(*t->reported));
-		if (!t->reported)
+		free(m->reported);
+		m->reported = malloc(m->nkernel_luns * sizeof(*m->reported));
+		if (!m->reported)
 			return -ENOMEM;
-		memcpy(t->reported, t->kernel_luns, t->nkernel_luns * sizeof(*t->reported));
-		t->nreported = t->nkernel_luns;
-		t->report_read = true;
-		t->report_complete = true;
+		memcpy(m->reported, m->kernel_luns, m->nkernel_luns * sizeof(*m->reported));
+		m->nreported = m->nkernel_luns;
+		m->report_read = true;
+		m->report_complete = true;
 		m->out.kind = PLAN_OUT_REPORT_LUNS;
-		m->out.luns = t->reported;
-		m->out.count = t->nreported;
+		m->out.luns = m->reported;
+		m->out.count = m->nreported;
 		return 0;
 	}
 	/* No sense data from either command: nothing answered (the device is
 	 * gone, or the transport lost it). Probing LUN by LUN would only add
 	 * timeouts. */
 	if (o->result != 0 && !(o->result > 0 && o->has_sense) &&
-	    t->inquiry_source != INQUIRY_FROM_SGIO) {
+	    m->inquiry_source != INQUIRY_FROM_SGIO) {
 		report_fail(t, "the device does not answer: INQUIRY and REPORT LUNS failed (%s)",
 			    errtext(o->result, o));
 		m->error = -EIO;
@@ -1135,10 +1180,10 @@ static int report_luns(struct target_machine *m, const struct target_obs *o)
 		snprintf(t->report_luns_error, sizeof(t->report_luns_error), "%s", why);
 		return 0;
 	}
-	free(t->reported);
-	t->reported = NULL;
-	r = report_luns_decode(o->data, o->len, &t->reported, &t->nreported, &needed,
-			       &t->report_complete);
+	free(m->reported);
+	m->reported = NULL;
+	r = report_luns_decode(o->data, o->len, &m->reported, &m->nreported, &needed,
+			       &m->report_complete);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -1147,10 +1192,10 @@ static int report_luns(struct target_machine *m, const struct target_obs *o)
 		snprintf(t->report_luns_error, sizeof(t->report_luns_error), "%s", why);
 		return 0;
 	}
-	t->report_read = true;
+	m->report_read = true;
 	m->out.kind = PLAN_OUT_REPORT_LUNS;
-	m->out.luns = t->reported;
-	m->out.count = t->nreported;
+	m->out.luns = m->reported;
+	m->out.count = m->nreported;
 	return 0;
 }
 
@@ -1158,35 +1203,35 @@ static int report_luns(struct target_machine *m, const struct target_obs *o)
  * was reached through, go again when the host's scan is over (with one LUN
  * left on the host, every later probe of an empty id would make the
  * kernel switch its tag set between one queue and shared tags). */
-static int defer(struct target_machine *m, size_t i)
+static int defer(struct target_machine *m, const struct target_deferred *line)
 {
 	struct target_deferred *d = realloc(m->deferred, (m->ndeferred + 1) * sizeof(*d));
 
 	if (!d)
 		return -ENOMEM;
 	m->deferred = d;
-	m->deferred[m->ndeferred++] = (struct target_deferred){ m->rep.luns[i].lun, i };
+	m->deferred[m->ndeferred++] = *line;
 	return 0;
 }
 
 static int undo_ghosts(struct target_machine *m)
 {
 	struct target_report *t = &m->rep;
-	const struct ghost_report *g = &t->ghosts[t->nghosts - 1];
+	const struct ghost_report *g = &m->last_ghost;
 	uint64_t keep = m->watch->ref_lun;
 
 	t->ghost_stop = true;
 	t->ghost_kept = keep;
-	for (size_t i = 0; i < t->nluns; i++) {
-		struct lun_report *l = &t->luns[i];
+	for (size_t i = 0; i < m->nlines; i++) {
+		struct lun_report *l = &t->luns[m->lines[i].line];
 
-		if (l->outcome != LUN_ATTACHED || l->lun == keep)
+		if (m->lines[i].lun == keep)
 			continue;
-		if (defer(m, i) < 0)
+		if (defer(m, &m->lines[i]) < 0)
 			return -ENOMEM;
 		l->outcome = LUN_DETACHED;
-		l->code = l->lun == g->lun ? SC_GHOST : SC_GHOST_TARGET;
-		if (l->lun == g->lun)
+		l->code = m->lines[i].lun == g->lun ? SC_GHOST : SC_GHOST_TARGET;
+		if (m->lines[i].lun == g->lun)
 			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
 				 g->same_as, g->evidence.text);
 		else
@@ -1203,19 +1248,15 @@ static int undo_investigation(struct target_machine *m)
 {
 	struct target_report *t = &m->rep;
 
-	for (size_t i = 0; i < t->nluns; i++) {
-		struct lun_report *l = &t->luns[i];
-		size_t used;
+	for (size_t i = 0; i < m->nlines; i++) {
+		struct lun_report *l = &t->luns[m->lines[i].line];
+		size_t used = strlen(l->reason);
 
-		if (l->outcome != LUN_ATTACHED)
-			continue;
-		if (defer(m, i) < 0)
+		if (defer(m, &m->lines[i]) < 0)
 			return -ENOMEM;
 		l->outcome = LUN_DETACHED;
-		used = strlen(l->reason);
 		snprintf(l->reason + used, sizeof(l->reason) - used,
-			 "%s; attached for the investigation, detached again",
-			 used ? "" : "answered");
+			 "; attached for the investigation, detached again");
 	}
 	return 0;
 }
@@ -1241,7 +1282,7 @@ static int plan_next(struct target_machine *m, struct target_action *next)
 		return 0;
 	case PLAN_REPORT_LUNS:
 		m->phase = P_REPORT_LUNS;
-		act(next, TARGET_REPORT_LUNS, t->probe_lun);
+		act(next, TARGET_REPORT_LUNS, m->probe_lun);
 		return 1;
 	case PLAN_SKIP:
 		m->phase = P_NEXT;
@@ -1249,7 +1290,7 @@ static int plan_next(struct target_machine *m, struct target_action *next)
 			return masked(m, a->lun, a->reason, P_NEXT) < 0 ? -ENOMEM : 0;
 		return line(m, a->lun, LUN_SKIPPED, a->code, "%s", a->reason) < 0 ? -ENOMEM : 0;
 	case PLAN_PROBE:
-		if (m->fate.detach && a->lun == t->probe_lun) {
+		if (m->fate.detach && a->lun == m->probe_lun) {
 			lun_done(m, PLAN_OUT_PRESENT);
 			return 0;
 		}
@@ -1291,15 +1332,15 @@ static int batched(struct target_machine *m, const struct target_obs *o)
 		return 0;
 	}
 	luns = malloc((o->nluns ? o->nluns : 1) * sizeof(*luns));
-	t->kernel_kept = calloc(o->nluns ? o->nluns : 1, sizeof(*t->kernel_kept));
-	if (!luns || !t->kernel_kept) {
+	m->kernel_kept = calloc(o->nluns ? o->nluns : 1, sizeof(*m->kernel_kept));
+	if (!luns || !m->kernel_kept) {
 		free(luns);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < o->nluns; i++) {
 		uint64_t lun = o->luns[i];
 
-		if (lun == t->probe_lun || exists(m, lun))
+		if (lun == m->probe_lun || exists(m, lun))
 			continue;
 		luns[n++] = lun;
 		if (own_add(m, lun) < 0) {
@@ -1307,9 +1348,9 @@ static int batched(struct target_machine *m, const struct target_obs *o)
 			return -ENOMEM;
 		}
 	}
-	free(t->kernel_luns);
-	t->kernel_luns = luns;
-	t->nkernel_luns = n;
+	free(m->kernel_luns);
+	m->kernel_luns = luns;
+	m->nkernel_luns = n;
 	t->batched = true;
 	return 0;
 }
@@ -1334,6 +1375,12 @@ void target_free(struct target_machine *m)
 	free(m->attached);
 	free(m->list);
 	free(m->deferred);
+	quirk_match_clear(&m->match);
+	lunmask_set_clear(&m->mask);
+	free(m->kernel_luns);
+	free(m->kernel_kept);
+	free(m->reported);
+	free(m->lines);
 	if (m->watch) {
 		free(m->watch->seen);
 		free(m->watch->seen_lun);
@@ -1394,7 +1441,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			/* A dry run writes nothing: the target is looked at
 			 * through the first LUN attached now. */
 			found_report(m);
-			t->probe_lun = m->in.before[0];
+			m->probe_lun = m->in.before[0];
 			r = select_mask(m, false);
 			if (r == -ENOTUNIQ) {
 				report_fail(t, "%s", NOT_ONE_POLICY);
@@ -1411,12 +1458,12 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		return reach(m, o, next);
 	case P_INQUIRY:
 		if (!o) {
-			act(next, TARGET_INQUIRY, t->probe_lun);
+			act(next, TARGET_INQUIRY, m->probe_lun);
 			next->len = INQUIRY_MIN_LEN;
 			return 1;
 		}
-		if (o->result == 0 && inquiry_decode(o->data, o->len, &t->inq) == 0) {
-			t->inquiry_source = INQUIRY_FROM_SGIO;
+		if (o->result == 0 && inquiry_decode(o->data, o->len, &m->inq) == 0) {
+			m->inquiry_source = INQUIRY_FROM_SGIO;
 			r = matched(m);
 			if (r < 0)
 				return r;
@@ -1427,14 +1474,14 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			 o->result == -ENOENT && !o->data ? "no sg or bsg node"
 							  : errtext(o->result, o));
 		m->phase = P_INQUIRY_SYSFS;
-		read_attr(next, t->probe_lun, ATTR_INQUIRY);
+		read_attr(next, m->probe_lun, ATTR_INQUIRY);
 		return 1;
 	case P_INQUIRY_SYSFS:
-		if (o->result < 0 || inquiry_decode(o->data, o->len, &t->inq) < 0) {
+		if (o->result < 0 || inquiry_decode(o->data, o->len, &m->inq) < 0) {
 			inquiry_failed(m, m->inq_why);
 			return 0;
 		}
-		t->inquiry_source = INQUIRY_FROM_SYSFS;
+		m->inquiry_source = INQUIRY_FROM_SYSFS;
 		r = matched(m);
 		if (r < 0)
 			return r;
@@ -1443,23 +1490,23 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_INQUIRY_FULL:
 		/* The whole length only from a device that answered the first:
 		 * one that timed out would make the scan wait a second time. */
-		if (!o && !(t->match.flags & BLIST_INQUIRY_36) &&
-		    t->inq.response_len > INQUIRY_MIN_LEN &&
-		    t->inq.response_len <= INQUIRY_MAX_LEN) {
-			act(next, TARGET_INQUIRY, t->probe_lun);
-			next->len = t->inq.response_len;
+		if (!o && !(m->match.flags & BLIST_INQUIRY_36) &&
+		    m->inq.response_len > INQUIRY_MIN_LEN &&
+		    m->inq.response_len <= INQUIRY_MAX_LEN) {
+			act(next, TARGET_INQUIRY, m->probe_lun);
+			next->len = m->inq.response_len;
 			return 1;
 		}
 		if (o && o->result == 0 && o->len >= INQUIRY_MIN_LEN) {
 			struct inquiry full;
 
 			if (inquiry_decode(o->data, o->len, &full) == 0)
-				t->inq.len = full.len;
+				m->inq.len = full.len;
 		}
 		m->phase = P_IDENTITY_WWID;
 		return 0;
 	case P_IDENTITY_WWID:
-		if (!(t->probe_lun == 0 && db_uses_identity(m->in.db))) {
+		if (!(m->probe_lun == 0 && db_uses_identity(m->in.db))) {
 			m->phase = P_FATE;
 			return 0;
 		}
@@ -1494,12 +1541,12 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_FATE_UNDO:
 		/* attach = false: what the kernel's scan of the target attached
 		 * goes too. */
-		while (m->ki < t->nkernel_luns) {
+		while (m->ki < m->nkernel_luns) {
 			size_t k = m->ki++;
 
-			if (t->kernel_kept[k])
+			if (m->kernel_kept[k])
 				continue;
-			release(m, RELEASE_OURS, t->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
+			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
 				"attached by the kernel's scan of this target; the quirk database "
 				"would not attach it",
 				P_FATE_UNDO);
@@ -1509,7 +1556,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		return 0;
 	case P_LUN0:
 		m->phase = P_REF;
-		if (m->plan_in.lun0_present && t->probe_lun == 0 && !m->v0.allowed) {
+		if (m->plan_in.lun0_present && m->probe_lun == 0 && !m->v0.allowed) {
 			/* --remove takes it at the end: REPORT LUNS and the
 			 * identity reads go through it first. */
 			if (m->in.remove && exists(m, 0)) {
@@ -1519,7 +1566,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			r = masked(m, 0, m->lun0_why, P_REF);
 			return r < 0 ? r : 0;
 		}
-		if (m->plan_in.lun0_present && t->probe_lun == 0 && !m->fate.detach)
+		if (m->plan_in.lun0_present && m->probe_lun == 0 && !m->fate.detach)
 			return line(m, 0, m->lun0_new ? LUN_ATTACHED : LUN_PRESENT,
 				    m->lun0_new ? SC_LUN0 : SC_ALREADY_ATTACHED, "%s",
 				    m->lun0_new ? "LUN 0: the target answered"
@@ -1545,32 +1592,32 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			if (m->temporary || m->in.dry_run)
 				break;
 			m->ref_state = 1;
-			read_attr(next, t->probe_lun, ATTR_INQUIRY);
+			read_attr(next, m->probe_lun, ATTR_INQUIRY);
 			return 1;
 		case 1:
 			if (o->result <= 0)
 				break;
 			identity_set_inquiry(&m->watch->ref, o->data, o->len);
 			m->ref_state = 2;
-			read_attr(next, t->probe_lun, ATTR_VPD80);
+			read_attr(next, m->probe_lun, ATTR_VPD80);
 			return 1;
 		case 2:
 			if (o->result > 0)
 				identity_set_vpd80(&m->watch->ref, o->data, o->len);
 			m->ref_state = 3;
-			read_attr(next, t->probe_lun, ATTR_VPD83);
+			read_attr(next, m->probe_lun, ATTR_VPD83);
 			return 1;
 		case 3:
 			if (o->result > 0)
 				identity_set_vpd83(&m->watch->ref, o->data, o->len);
-			m->watch->ref_lun = t->probe_lun;
+			m->watch->ref_lun = m->probe_lun;
 			m->watch->has_ref = true;
 			if (remember(m->watch, &m->watch->ref, m->watch->ref_lun) < 0)
 				return -ENOMEM;
 			break;
 		}
-		m->batch.through_lun0 = t->probe_lun == 0 && m->plan_in.lun0_present &&
-					!m->fate.detach && !t->nkernel_luns;
+		m->batch.through_lun0 = m->probe_lun == 0 && m->plan_in.lun0_present &&
+					!m->fate.detach && !m->nkernel_luns;
 		m->batch.dry_run = m->in.dry_run;
 		m->batch.per_lun_refusal = quirk_db_refuses_per_lun(m->in.db);
 		plan_init(&m->plan, &m->plan_in);
@@ -1659,14 +1706,15 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_AFTER: {
 		const char *method_reason;
 
-		t->method = plan_method(&m->plan, &method_reason, &t->method_code);
+		m->method = plan_method(&m->plan, &method_reason, &t->method_code);
+		t->method = m->method;
 		snprintf(t->method_reason, sizeof(t->method_reason), "%s", method_reason);
 	}
 		m->phase = P_AFTER_UNDO;
 		m->ki = 0;
-		if (m->error == 0 && m->in.remove && t->method == PLAN_METHOD_REPORT_LUNS &&
-		    t->report_read) {
-			if (!t->report_complete) {
+		if (m->error == 0 && m->in.remove && m->method == PLAN_METHOD_REPORT_LUNS &&
+		    m->report_read) {
+			if (!m->report_complete) {
 				/* LUNs missing from a cut list may be there all the
 				 * same. */
 				t->removal_refused = true;
@@ -1702,8 +1750,8 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 
 			if (lun == 0 || lun_is_wlun(lun))
 				continue;
-			for (size_t i = 0; i < t->nreported && !listed; i++)
-				listed = t->reported[i] == lun;
+			for (size_t i = 0; i < m->nreported && !listed; i++)
+				listed = m->reported[i] == lun;
 			if (listed)
 				continue;
 			release(m, RELEASE_REFUSED, lun, SC_NO_LONGER_REPORTED,
@@ -1716,12 +1764,12 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_AFTER_UNDO:
 		/* Even a stopped scan takes back what the kernel attached
 		 * against the database. */
-		while (m->ki < t->nkernel_luns) {
+		while (m->ki < m->nkernel_luns) {
 			size_t k = m->ki++;
 
-			if (t->kernel_kept[k])
+			if (m->kernel_kept[k])
 				continue;
-			release(m, RELEASE_OURS, t->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
+			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
 				"attached by the kernel's scan of this target; the quirk database "
 				"would not attach it",
 				P_AFTER_UNDO);
@@ -1737,7 +1785,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_AFTER_FATE:
 		m->phase = P_DONE;
 		if (m->fate.detach)
-			release(m, RELEASE_OURS, t->probe_lun, m->fate.code, m->fate.reason,
+			release(m, RELEASE_OURS, m->probe_lun, m->fate.code, m->fate.reason,
 				P_DONE);
 		else if (m->lun0_refused)
 			release(m, RELEASE_REFUSED, 0, SC_MASKED, m->lun0_why, P_DONE);
