@@ -136,54 +136,118 @@ START_TEST(plan_scsi2_sequential_and_gaps)
 }
 END_TEST
 
+/**
+ * struct flag_case - a quirk flag (or the host's driver) against a target
+ * @what: the case, in words
+ * @level: the device's SCSI level
+ * @flags: BLIST_* flags
+ * @max_luns: scsi_mod's max_luns (0: 512)
+ * @driver: the host's driver, or NULL
+ * @gap: LUN 2 is missing (LUNs 0, 1, 3, 4), else LUNs 0-11 answer and list
+ * @attached: the LUNs attached
+ * @method: how the plan found them
+ */
+struct flag_case {
+	const char *what;
+	int level;
+	uint64_t flags;
+	uint64_t max_luns;
+	const char *driver;
+	bool gap;
+	const char *attached;
+	enum plan_method method;
+};
+
+static const struct flag_case flag_cases[] = {
+	{ .what = "nolun, SCSI-2",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_NOLUN,
+	  .attached = "0",
+	  .method = PLAN_METHOD_NONE },
+	{ .what = "nolun, SPC-3",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .flags = BLIST_NOLUN,
+	  .attached = "0",
+	  .method = PLAN_METHOD_NONE },
+	{ .what = "largelun: past 7 at SCSI-2",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_LARGELUN,
+	  .attached = "0,1,2,3,4,5,6,7,8,9,10,11",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "max5lun",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_MAX5LUN,
+	  .attached = "0,1,2,3,4",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "reportlun2: REPORT LUNS at SCSI-2",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_REPORTLUN2,
+	  .attached = "0,1,2,3,4,5,6,7,8,9,10,11",
+	  .method = PLAN_METHOD_REPORT_LUNS },
+	{ .what = "max_luns bounds a SCSI-2 scan",
+	  .level = SCSI_LEVEL_2,
+	  .max_luns = 4,
+	  .attached = "0,1,2,3",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "forcelun lifts max_luns, not the SCSI-2 bound",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_FORCELUN,
+	  .max_luns = 4,
+	  .attached = "0,1,2,3,4,5,6,7",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "forcelun and largelun",
+	  .level = SCSI_LEVEL_2,
+	  .flags = BLIST_FORCELUN | BLIST_LARGELUN,
+	  .max_luns = 4,
+	  .attached = "0,1,2,3,4,5,6,7,8,9,10,11",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "noreportlun: sequential even at SPC-3",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .flags = BLIST_NOREPORTLUN,
+	  .gap = true,
+	  .attached = "0,1",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "SPC-3 without flags: the list, past the gap",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .gap = true,
+	  .attached = "0,1,3,4",
+	  .method = PLAN_METHOD_REPORT_LUNS },
+	{ .what = "usb-storage: no REPORT LUNS",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .driver = "usb-storage",
+	  .gap = true,
+	  .attached = "0,1",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "uas: no REPORT LUNS",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .driver = "uas",
+	  .gap = true,
+	  .attached = "0,1",
+	  .method = PLAN_METHOD_SEQUENTIAL },
+	{ .what = "another driver: the list",
+	  .level = SCSI_LEVEL_SPC_3,
+	  .driver = "mpt3sas",
+	  .gap = true,
+	  .attached = "0,1,3,4",
+	  .method = PLAN_METHOD_REPORT_LUNS },
+};
+
 START_TEST(plan_flags)
 {
+	const struct flag_case *c = &flag_cases[_i];
 	struct fake_target t = { lun_0_to_11, 12, lun_0_to_11, 12, 49410 };
-	struct plan_input in = base(SCSI_LEVEL_2);
+	struct plan_input in = base(c->level);
 	enum plan_method m;
 
-	in.flags = BLIST_NOLUN;
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0");
-	ck_assert_int_eq(m, PLAN_METHOD_NONE);
-	in.scsi_level = SCSI_LEVEL_SPC_3;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0");
-
-	in = base(SCSI_LEVEL_2);
-	in.flags = BLIST_LARGELUN;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
-	in.flags = BLIST_MAX5LUN;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4");
-	in.flags = BLIST_REPORTLUN2;
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
-	ck_assert_int_eq(m, PLAN_METHOD_REPORT_LUNS);
-
-	/* forcelun lifts the max_luns bound, not the SCSI-2 one */
-	in = base(SCSI_LEVEL_2);
-	in.max_luns = 4;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3");
-	in.flags = BLIST_FORCELUN;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7");
-	in.flags = BLIST_FORCELUN | BLIST_LARGELUN;
-	ck_assert_str_eq(run_plan(&in, &t, NULL, NULL), "0,1,2,3,4,5,6,7,8,9,10,11");
-
-	/* noreportlun: sequential even at SPC-3 */
-	in = base(SCSI_LEVEL_SPC_3);
-	in.flags = BLIST_NOREPORTLUN;
-	t.present = gap_at_2;
-	t.npresent = 4;
-	t.report = gap_at_2;
-	t.nreport = 4;
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
-	ck_assert_int_eq(m, PLAN_METHOD_SEQUENTIAL);
-	in.flags = 0;
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,3,4");
-	/* the USB drivers' no_report_luns */
-	in.driver = "usb-storage";
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
-	in.driver = "uas";
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1");
-	in.driver = "mpt3sas";
-	ck_assert_str_eq(run_plan(&in, &t, &m, NULL), "0,1,3,4");
+	if (c->gap)
+		t = (struct fake_target){ gap_at_2, 4, gap_at_2, 4, 49410 };
+	in.flags = c->flags;
+	if (c->max_luns)
+		in.max_luns = c->max_luns;
+	in.driver = c->driver;
+	ck_assert_msg(!strcmp(run_plan(&in, &t, &m, NULL), c->attached), "%s: %s", c->what,
+		      run_plan(&in, &t, NULL, NULL));
+	ck_assert_msg(m == c->method, "%s: method %d", c->what, m);
 }
 END_TEST
 
@@ -627,7 +691,7 @@ int main(void)
 
 	tcase_add_test(tc, plan_spc_uses_report_luns);
 	tcase_add_test(tc, plan_scsi2_sequential_and_gaps);
-	tcase_add_test(tc, plan_flags);
+	tcase_add_loop_test(tc, plan_flags, 0, sizeof(flag_cases) / sizeof(flag_cases[0]));
 	tcase_add_test(tc, plan_host_limit_and_sparse);
 	tcase_add_test(tc, plan_database_settings);
 	tcase_add_test(tc, plan_no_lun0);
