@@ -190,7 +190,7 @@ suggest_check() {
 
 
 def sd_script(scenarios):
-    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, vmlib.IDENTITY_LIB, "DEMO=1" if DEMO else ""]
     for s in scenarios:
         lines.append("before=$(all_hosts)")
         lines.append(f"insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 {s.sd}")
@@ -203,6 +203,7 @@ def sd_script(scenarios):
             lines.append(f"suggest_check {q(s.name)} $ho")
         if s.post:
             lines.append(s.post)
+        lines.append(f"identity_oracle {q(s.name)}")
         lines.append("rmmod_wait scsi_debug")
     return "\n".join(lines) + "\n"
 
@@ -224,7 +225,8 @@ def qemu_args(scenarios):
 
 
 def qemu_script(scenarios):
-    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, vmlib.CAPTURE_LIB, "DEMO=1" if DEMO else ""]
+    lines = [vmlib.COMPARE_LIB, SUGGEST_LIB, vmlib.CAPTURE_LIB, vmlib.IDENTITY_LIB,
+             "DEMO=1" if DEMO else ""]
     for s in scenarios:
         drv = {"megasas": "megaraid_sas"}.get(s.hba, "virtio_scsi")
         lines.append(f"set -- $(for h in /sys/class/scsi_host/host*; do "
@@ -235,6 +237,7 @@ def qemu_script(scenarios):
         if s.suggest:
             lines.append(f"suggest_check {q(s.name)} $2")
     lines.append("capture_tree virtio-megasas")
+    lines.append("identity_oracle virtio-megasas")
     return "\n".join(lines) + "\n"
 
 
@@ -348,6 +351,8 @@ def main():
     start = time.monotonic()
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
     failed = []
+    decode_dump = os.path.join(BUILD, "tests", "decode-dump")
+    identities, identity_problems, identity_said = 0, [], []
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
         vmlib.install_project(BUILD, staging)
@@ -361,16 +366,30 @@ def main():
             body = sd_script(scenarios) if kind == "scsi_debug" else qemu_script(scenarios)
             initrd = os.path.join(tmp, f"initrd-{kind}.cpio")
             vmlib.build_initramfs(initrd, staging, modules,
-                                  vmlib.INIT_HEAD + body + vmlib.INIT_TAIL, extra)
+                                  vmlib.INIT_HEAD + body + vmlib.INIT_TAIL, extra,
+                                  programs=["/lib/udev/scsi_id"])
             vmlib.log(f"booting {release} for the {kind} scenarios")
             out = vmlib.boot(vmlinuz, initrd,
                              qemu_args(scenarios) if kind != "scsi_debug" else ())
             failed += check(scenarios, out)
+            n, problems, said = vmlib.check_identities(out, decode_dump)
+            identities += n
+            identity_problems += problems
+            identity_said.append(f"{kind}: {said}")
             vmlib.save_trees(out)
             if DEMO:
                 show_demo(scenarios, out)
             if failed:
                 print("\n".join(line for line in out.splitlines() if line.startswith("@@L")))
+    # udev's scsi_id as an oracle of our VPD 0x80 and 0x83 decoders
+    # (vmlib.check_identities() says where they overlap).
+    if not DEMO:
+        ok = identities > 0 and not identity_problems
+        print(f"{'ok  ' if ok else 'FAIL'} identity-oracle: {identities} LUNs, our VPD 0x80 "
+              f"and 0x83 decoding against udev's scsi_id ({'; '.join(identity_said)})"
+              + "".join(f"\n     {p}" for p in identity_problems))
+        if not ok:
+            failed.append("identity-oracle")
     total = sum(len(sc) for _, sc in groups)
     print(f"{SERIES}: {total - len(failed)} scenarios passed, {len(failed)} "
           f"failed, in {time.monotonic() - start:.0f} s")

@@ -134,6 +134,7 @@ SK=$1; SO=$2
 echo "@@SAS hosts=$SK,$SO end_devices=$(ls /sys/class/sas_end_device | wc -l) address=$(cat /sys/class/sas_device/end_device-$SO:*/sas_address | tr '\n' ',')"
 compare sas-mptsas1068 $SK $SO
 capture_tree iscsi-spi-sas
+identity_oracle iscsi-spi-sas
 masked lunmask-sas-address $SO /etc/lunmask-sas.conf
 scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --sas-address 0x5000c500a1b20100 --lun 0 2>&1 | sed 's/^/@@QS /'
 
@@ -301,10 +302,11 @@ def main():
         initrd = os.path.join(tmp, "initrd.cpio")
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
                               vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB +
-                              vmlib.CAPTURE_LIB + SCRIPT +
+                              vmlib.CAPTURE_LIB + vmlib.IDENTITY_LIB + SCRIPT +
                               vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
-                              programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm"])
+                              programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm",
+                                        "/lib/udev/scsi_id"])
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
         vmlib.save_trees(out)
@@ -314,6 +316,11 @@ def main():
     checks.check("iscsi-user-scan-any-id", out.count("@@ANY-ID-ACCEPTED") == 2,
                  "the transport accepts a scan of target id 9, which no session has "
                  "(why probing cannot end there)", width=30)
+    n, problems, said = vmlib.check_identities(out, os.path.join(BUILD, "tests", "decode-dump"))
+    checks.check("identity-oracle", n > 0 and not problems,
+                 f"{n} LUNs (LIO over iSCSI, SPI, SAS): our VPD 0x80 and 0x83 decoding "
+                 f"against udev's scsi_id ({said})" + "".join(f"; {p}" for p in problems),
+                 width=30)
     results = {m.group(1): m for m in vmlib.COMPARE_RESULT.finditer(out)}
     for s in SCENARIOS:
         m = results.get(s.name)

@@ -266,6 +266,28 @@ wait_luns() {
 # classes) and each device's raw INQUIRY and REPORT LUNS answers (the
 # fake kernel replays them), as a base64 tar.gz on @@TREE lines; else
 # nothing. tests/golden/README.md says how the trees are used.
+# udev's scsi_id beside the kernel's copies of VPD pages 0x80 and 0x83, for
+# check_identities(): "@@V NAME H:C:T:L PAGE HEX" and "@@U NAME H:C:T:L
+# KEY=VALUE", NAME telling apart calls between which host numbers are used
+# again. LUNs 0-3 of each target: enough kinds without a scsi_id run per
+# LUN of a 300-LUN target.
+IDENTITY_LIB = r"""
+identity_oracle() {
+	for d in /sys/bus/scsi/devices/*:*:*:*; do
+		[ -e "$d/type" ] || continue
+		n=${d##*/}
+		case "${n##*:}" in 0|1|2|3) ;; *) continue ;; esac
+		sg=$(ls $d/scsi_generic 2>/dev/null | head -n 1)
+		[ -n "$sg" ] || continue
+		for p in vpd_pg80 vpd_pg83; do
+			[ -r $d/$p ] && echo "@@V $1 $n $p $(od -An -v -tx1 $d/$p | tr -d ' \n')"
+		done
+		/lib/udev/scsi_id --whitelisted --export --device=/dev/$sg 2>/dev/null |
+			sed "s/^/@@U $1 $n /"
+	done
+}
+"""
+
 CAPTURE_LIB = r"""
 capture_tree() {
 	[ -n "$CAPTURE" ] || return 0
@@ -321,6 +343,98 @@ capture_tree() {
 	tar -C $o -czf - . | base64 | sed "s/^/@@TREE $1 /"
 }
 """
+
+
+def _ws(text):
+    """udev's whitespace rule (udev_replace_whitespace()): runs of blanks
+    become one '_', none at either end."""
+    return "_".join(text.split())
+
+
+def _decode(decode_dump, kind, data):
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run([decode_dump, kind, f.name], capture_output=True, text=True,
+                             check=True).stdout
+    return [line.split("=", 1) for line in out.splitlines()[1:] if "=" in line]
+
+
+def check_identities(out, decode_dump):
+    """Holds our decoders of VPD 0x80 and 0x83 (decode-dump, run here on the
+    guest's sysfs copies) against udev's scsi_id, which asked the same
+    devices through SG_IO in the same boot. Where they overlap:
+    - ID_SCSI_SERIAL (page 0x80) is our unit serial, blanks trimmed at both
+      ends (scsi_id prints the field as the device sent it);
+    - ID_SERIAL names the designator scsi_id chose by its priority (NAA
+      first; ID_WWN_WITH_EXTENSION is its hex), prefixed with the
+      designator type: that designator must be among ours, in the same hex
+      (3: NAA, 2: EUI-64) or text (1: T10 vendor id, 8: SCSI name string,
+      blanks as udev writes them);
+    - a vendor-specific designator (type 0) is prefixed by scsi_id with
+      vendor and model, and a device without page 0x83 answers with
+      page 0x80 ('S' + vendor, model and serial): neither is compared;
+    - a LUN whose page 0x83 the kernel did not read (below SPC-2) is not
+      compared: scsi_id asks the device, ours decodes the kernel's copy.
+    Returns (LUNs compared, a list of differences, what was compared in
+    words)."""
+    pages, udev = {}, {}
+    kinds = {}
+    for line in out.splitlines():
+        if line.startswith("@@V "):
+            parts = line.split()
+            if len(parts) == 5:
+                pages[(f"{parts[1]} {parts[2]}", parts[3])] = bytes.fromhex(parts[4])
+        elif line.startswith("@@U ") and "=" in line:
+            _, name, hctl, kv = line.split(" ", 3)
+            k, v = kv.split("=", 1)
+            udev.setdefault(f"{name} {hctl}", {})[k] = v
+    problems, compared = [], 0
+    for hctl, props in sorted(udev.items()):
+        # The kernel reads no VPD page of a device below SPC-2 (unless a
+        # flag says so): our decoders then have no copy to decode, where
+        # scsi_id asks the device itself.
+        if (hctl, "vpd_pg83") not in pages:
+            continue
+        compared += 1
+        theirs = props.get("ID_SCSI_SERIAL")
+        if theirs is not None and (hctl, "vpd_pg80") in pages:
+            d = dict(_decode(decode_dump, "vpd80", pages[(hctl, "vpd_pg80")]))
+            ours_serial = d.get("serial")
+            kinds["serial"] = kinds.get("serial", 0) + 1
+            if (ours_serial or "").strip() != theirs.strip():
+                problems.append(f"{hctl}: VPD 0x80 serial: scsi_id {theirs!r}, "
+                                f"ours {ours_serial!r}")
+        designators = [v.split(" ", 1)[1] for k, v in
+                       _decode(decode_dump, "vpd83", pages[(hctl, "vpd_pg83")])
+                       if k == "designator" and " " in v]
+        serial = props.get("ID_SERIAL", "")
+        kind, value = serial[:1], serial[1:]
+        if not serial or kind in ("0", "S"):
+            continue
+        if kind == "3":
+            want = "naa." + value
+        elif kind == "2":
+            want = "eui." + value
+        elif kind == "1":
+            want = "t10." + value
+        elif kind == "8":
+            want = value
+        else:
+            problems.append(f"{hctl}: scsi_id chose designator type {kind}: not compared")
+            continue
+        name = {"3": "NAA", "2": "EUI-64", "1": "T10", "8": "name"}[kind]
+        kinds[name] = kinds.get(name, 0) + 1
+        if _ws(want) not in [_ws(d) for d in designators]:
+            problems.append(f"{hctl}: scsi_id ID_SERIAL {serial!r} ({want!r}) is not among "
+                            f"our designators {designators}")
+        wwn = props.get("ID_WWN_WITH_EXTENSION")
+        if wwn and "naa." + wwn[2:] not in designators:
+            problems.append(f"{hctl}: scsi_id ID_WWN_WITH_EXTENSION {wwn} is not among our "
+                            f"designators {designators} (page 0x83: "
+                            f"{pages.get((hctl, 'vpd_pg83'), b'').hex()})")
+    said = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    return compared, problems, said
 
 
 def save_trees(out):
