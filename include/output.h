@@ -115,6 +115,22 @@ json_object *output_flags_json(uint64_t flags);
 json_object *output_sources_json(const struct quirk_match *m);
 
 /**
+ * output_handler_json() - a device-handler choice as JSON
+ * @h: the choice
+ *
+ * Return: {"name", "origin", "source"}, or NULL for none.
+ */
+json_object *output_handler_json(const struct handler_choice *h);
+
+/**
+ * output_handler_text() - a device-handler choice in words
+ * @h: the choice
+ * @buf: where to write
+ * @len: its size
+ */
+void output_handler_text(const struct handler_choice *h, char *buf, size_t len);
+
+/**
  * output_lun_ranges() - the LUNs of one outcome, runs folded: "0-7,9"
  * @t: the target's report
  * @o: the outcome

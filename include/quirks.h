@@ -14,6 +14,8 @@
 /* INQUIRY field widths: a longer literal can never match. */
 #define QUIRK_VENDOR_LEN 8
 #define QUIRK_MODEL_LEN 16
+/* A device handler's name, with its NUL (the kernel's are 5 at most). */
+#define QUIRK_HANDLER_LEN 16
 #define QUIRK_REVISION_LEN 4
 
 /**
@@ -87,7 +89,11 @@ size_t quirk_diags_count(const struct quirk_diags *diags, enum quirk_severity se
  * @drop_flags: flags removed from what earlier entries gave ("drop_flags")
  * @max_lun: highest LUN ever attached, or -1 if the entry does not say
  * @attach: 1 or 0 if the entry says, -1 if it does not
- * @builtin: the kernel's compiled-in table holds this entry with these flags
+ * @builtin: one of the kernel's compiled-in tables holds this entry: its
+ *	device table (scsi_devinfo) with these flags, or its device-handler
+ *	table (scsi_dh) with this handler
+ * @handler: the device handler (scsi_dh) to attach, or NULL if the entry
+ *	does not say
  * @reason: free text, may be NULL
  * @seq: position in the merged database (files by name, then line)
  */
@@ -109,6 +115,7 @@ struct quirk_entry {
 	long long max_lun;
 	int attach;
 	bool builtin;
+	char *handler;
 	char *reason;
 	size_t seq;
 };
@@ -133,6 +140,8 @@ struct quirk_device {
  * @flags: resulting BLIST_* flags
  * @max_lun: highest LUN to attach, or -1 for no limit
  * @attach: false if no LUN of the device may be attached
+ * @handler: the device handler the last entry that names one gives, or NULL
+ * @handler_source: that entry
  * @count: number of contributing entries
  * @sources: the contributing entries, in the order they were applied
  */
@@ -140,6 +149,8 @@ struct quirk_match {
 	uint64_t flags;
 	long long max_lun;
 	bool attach;
+	const char *handler;
+	const struct quirk_entry *handler_source;
 	size_t count;
 	const struct quirk_entry **sources;
 };
@@ -149,6 +160,15 @@ struct quirk_match {
  * @match: the result; it is left empty and may be reused
  */
 void quirk_match_clear(struct quirk_match *match);
+
+/**
+ * quirk_handler_known() - whether a name is one of the kernel's device
+ *	handlers
+ * @name: the name
+ *
+ * Return: true for alua, emc, hp_sw and rdac.
+ */
+bool quirk_handler_known(const char *name);
 
 struct quirk_db;
 

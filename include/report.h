@@ -13,6 +13,7 @@
 
 #include "codes.h"
 #include "discover.h"
+#include "handler.h"
 #include "identity.h"
 #include "inquiry.h"
 #include "lunmask.h"
@@ -96,6 +97,20 @@ struct ghost_report {
 };
 
 /**
+ * struct handler_result - the device handler of one LUN this scan attached
+ * @lun: the LUN
+ * @step: what its dh_state called for (handler_step())
+ * @had: what dh_state read before, or empty if it could not be read
+ * @error: with HANDLER_ATTACH, 0 or the negative errno of the write
+ */
+struct handler_result {
+	uint64_t lun;
+	enum handler_step step;
+	char had[32];
+	int error;
+};
+
+/**
  * struct target_report - what happened to one target
  * @addr: host, channel, id (lun unused)
  * @failed: the scan of this target did not finish
@@ -157,6 +172,9 @@ struct ghost_report {
  * @batched: the rest of the REPORT LUNS list was attached by one kernel
  *	target scan (plan_batch())
  * @batch_reason: why, in words
+ * @handler: the device handler the LUNs this scan attached should have
+ * @handlers: what became of each one's handler (dh_state)
+ * @nhandlers: how many
  */
 struct target_report {
 	struct scsi_addr addr;
@@ -201,6 +219,9 @@ struct target_report {
 	bool unknown_identity;
 	bool batched;
 	char batch_reason[PLAN_REASON_LEN];
+	struct handler_choice handler;
+	struct handler_result *handlers;
+	size_t nhandlers;
 };
 
 /**

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "codes.h"
+#include "handler.h"
 #include "identity.h"
 #include "lunmask.h"
 #include "plan.h"
@@ -49,6 +50,8 @@
  * @TARGET_DELETE: delete @lun (result)
  * @TARGET_LOST: whether the transport lost the target (result 1, 0, or a
  *	negative errno; why)
+ * @TARGET_SET_HANDLER: write @text (a device handler's name) to the
+ *	dh_state attribute of @lun (result 0 or a negative errno)
  * @TARGET_DONE: the target is finished (see struct target_end)
  */
 enum target_act {
@@ -61,6 +64,7 @@ enum target_act {
 	TARGET_IN_USE,
 	TARGET_DELETE,
 	TARGET_LOST,
+	TARGET_SET_HANDLER,
 	TARGET_DONE,
 };
 
@@ -70,19 +74,21 @@ enum target_act {
  * @ATTR_VPD80: its copy of VPD page 0x80 (unit serial number)
  * @ATTR_VPD83: its copy of VPD page 0x83 (device identification)
  * @ATTR_WWID: the wwid it derives from page 0x83 (text)
+ * @ATTR_DH_STATE: its device handler, or "detached" (text)
  */
 enum target_attr {
 	ATTR_INQUIRY,
 	ATTR_VPD80,
 	ATTR_VPD83,
 	ATTR_WWID,
+	ATTR_DH_STATE,
 };
 
 /**
  * target_attr_name() - the sysfs name of an attribute
  * @a: the attribute
  *
- * Return: "inquiry", "vpd_pg80", "vpd_pg83" or "wwid".
+ * Return: "inquiry", "vpd_pg80", "vpd_pg83", "wwid" or "dh_state".
  */
 const char *target_attr_name(enum target_attr a);
 
@@ -107,6 +113,7 @@ enum target_end_kind {
  * @lun: the LUN it is about
  * @len: TARGET_INQUIRY: the allocation length
  * @attr: TARGET_READ: which attribute
+ * @text: TARGET_SET_HANDLER: the handler's name
  * @end: TARGET_DONE: how the target ended
  * @error: TARGET_DONE with TARGET_END_ABORT: the negative errno
  */
@@ -115,6 +122,7 @@ struct target_action {
 	uint64_t lun;
 	size_t len;
 	enum target_attr attr;
+	const char *text;
 	enum target_end_kind end;
 	int error;
 };
@@ -297,6 +305,13 @@ struct target_deferred {
 	size_t line;
 };
 
+/* A line of the report that says this scan attached a LUN; private. */
+struct own_line {
+	uint64_t lun;
+	size_t line;
+	bool undone;
+};
+
 /* What the ghost check compares a new LUN with; private to target.c. */
 struct ghost_watch {
 	struct lun_identity ref;
@@ -353,9 +368,13 @@ struct target_machine {
 	bool report_read;
 	bool report_complete;
 	enum plan_method method;
-	struct target_deferred *lines;
+	struct own_line *lines;
 	size_t nlines;
 	size_t lines_alloc;
+	/* the device handler */
+	struct handler_choice handler;
+	size_t hi;
+	char dh_state[32];
 	struct plan plan;
 	bool has_plan;
 	struct plan_input plan_in;

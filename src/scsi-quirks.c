@@ -13,6 +13,7 @@
 
 #include "blist.h"
 #include "inquiry.h"
+#include "handler.h"
 #include "lunmask.h"
 #include "output.h"
 #include "quirks.h"
@@ -209,6 +210,8 @@ static void entry_effect(const struct quirk_entry *e, char *buf, size_t len)
 		ADD("%smax_lun = %lld", used ? "; " : "", e->max_lun);
 	if (e->attach >= 0)
 		ADD("%sattach = %s", used ? "; " : "", e->attach ? "true" : "false");
+	if (e->handler)
+		ADD("%shandler = %s", used ? "; " : "", e->handler);
 #undef ADD
 }
 
@@ -294,6 +297,7 @@ static int cmd_query(struct options *o)
 {
 	char vendor[QUIRK_VENDOR_LEN + 1], model[QUIRK_MODEL_LEN + 1], rev[QUIRK_REVISION_LEN + 1];
 	struct quirk_device dev = { .vendor = vendor, .model = model, .type = o->type };
+	struct handler_choice h;
 	struct quirk_match m;
 	struct quirk_db *db;
 	char f[512];
@@ -340,6 +344,10 @@ static int cmd_query(struct options *o)
 		json_object_object_add(j, "max_lun",
 				       m.max_lun >= 0 ? json_object_new_int64(m.max_lun) : NULL);
 		json_object_object_add(j, "attach", json_object_new_boolean(m.attach));
+		handler_choose(&m, 0, &h);
+		json_object_object_add(j, "handler", output_handler_json(&h));
+		handler_choose(&m, 1, &h);
+		json_object_object_add(j, "handler_with_tpgs", output_handler_json(&h));
 		json_object_object_add(j, "sources", output_sources_json(&m));
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -357,6 +365,12 @@ static int cmd_query(struct options *o)
 		else
 			printf("max_lun: no limit\n");
 		printf("attach:  %s\n", m.attach ? "yes" : "no (attach = false)");
+		handler_choose(&m, 0, &h);
+		output_handler_text(&h, f, sizeof(f));
+		printf("handler: %s\n", f);
+		handler_choose(&m, 1, &h);
+		output_handler_text(&h, f, sizeof(f));
+		printf("  with target port groups (TPGS): %s\n", f);
 		printf("sources:%s\n", m.count ? "" : " none (no entry matches this device)");
 		for (size_t i = 0; i < m.count; i++) {
 			entry_effect(m.sources[i], f, sizeof(f));

@@ -238,6 +238,113 @@ json_object *output_sources_json(const struct quirk_match *m)
 	return a;
 }
 
+json_object *output_handler_json(const struct handler_choice *h)
+{
+	json_object *o;
+
+	if (!h->name)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "name", output_json_string(h->name));
+	json_object_object_add(o, "origin", output_json_string(handler_why_name(h->why)));
+	json_object_object_add(
+		o, "source",
+		h->entry ? entry_json(h->entry->title, h->entry->file, h->entry->line) : NULL);
+	return o;
+}
+
+void output_handler_text(const struct handler_choice *h, char *buf, size_t len)
+{
+	switch (h->why) {
+	case HANDLER_LOCAL:
+		snprintf(buf, len, "%s (%s:%u, %s)", h->name, h->entry->file, h->entry->line,
+			 h->entry->title);
+		break;
+	case HANDLER_TPGS:
+		snprintf(buf, len, "%s (the device reports target port groups: the kernel's rule)",
+			 h->name);
+		break;
+	case HANDLER_TABLE:
+		snprintf(buf, len, "%s (the kernel's device-handler table, %s:%u)", h->name,
+			 h->entry->file, h->entry->line);
+		break;
+	case HANDLER_NONE:
+		snprintf(buf, len, "none");
+		break;
+	}
+}
+
+static const char *handler_step_name(enum handler_step s)
+{
+	switch (s) {
+	case HANDLER_KEEP:
+		return "keep";
+	case HANDLER_ATTACH:
+		return "attach";
+	case HANDLER_CONFLICT:
+		return "conflict";
+	case HANDLER_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+static json_object *handlers_json(const struct target_report *t)
+{
+	json_object *o = output_handler_json(&t->handler), *a;
+
+	if (!o)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; i < t->nhandlers; i++) {
+		const struct handler_result *h = &t->handlers[i];
+		json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "lun", json_object_new_uint64(h->lun));
+		json_object_object_add(l, "step", output_json_string(handler_step_name(h->step)));
+		json_object_object_add(l, "had", h->had[0] ? output_json_string(h->had) : NULL);
+		json_object_object_add(l, "error",
+				       h->error ? output_json_string(strerror(-h->error)) : NULL);
+		json_object_array_add(a, l);
+	}
+	json_object_object_add(o, "luns", a);
+	return o;
+}
+
+static void handlers_text(FILE *f, const struct target_report *t)
+{
+	char why[512];
+
+	if (!t->handler.name)
+		return;
+	output_handler_text(&t->handler, why, sizeof(why));
+	fprintf(f, "  device handler: %s\n", why);
+	for (size_t i = 0; i < t->nhandlers; i++) {
+		const struct handler_result *h = &t->handlers[i];
+
+		fprintf(f, "    LUN %" PRIu64 ": ", h->lun);
+		switch (h->step) {
+		case HANDLER_ATTACH:
+			if (h->error)
+				fprintf(f, "writing %s to dh_state failed: %s\n", t->handler.name,
+					strerror(-h->error));
+			else
+				fprintf(f, "%s written to dh_state (it had none)\n",
+					t->handler.name);
+			break;
+		case HANDLER_KEEP:
+			fprintf(f, "has %s already\n", h->had);
+			break;
+		case HANDLER_CONFLICT:
+			fprintf(f, "has %s, which dh_state cannot replace\n", h->had);
+			break;
+		case HANDLER_UNKNOWN:
+			fprintf(f, "no dh_state (the kernel has no scsi_dh)\n");
+			break;
+		}
+	}
+}
+
 static json_object *quirks_json(const struct quirk_match *m)
 {
 	json_object *o = json_object_new_object();
@@ -522,6 +629,7 @@ void output_explain_text(FILE *f, const struct scan_report *rep)
 						t->match.sources[s]->file,
 						t->match.sources[s]->line,
 						t->match.sources[s]->title);
+				handlers_text(f, t);
 			}
 			if (t->failed) {
 				fprintf(f, "  FAILED: %s\n", t->error);
@@ -623,6 +731,7 @@ json_object *output_scan_json(const struct scan_report *rep)
 						       json_object_new_uint64(t->probe_lun));
 				json_object_object_add(to, "inquiry", inq);
 				json_object_object_add(to, "quirks", quirks_json(&t->match));
+				json_object_object_add(to, "handler", handlers_json(t));
 			}
 			json_object_object_add(to, "method",
 					       output_json_string(method_name(t->method)));

@@ -667,7 +667,9 @@ static bool shadows(const struct quirk_entry *b, const struct quirk_entry *a)
 		return false;
 	if (a->attach >= 0 && b->attach < 0)
 		return false;
-	return flag_ops(a) || a->max_lun >= 0 || a->attach >= 0;
+	if (a->handler && !b->handler)
+		return false;
+	return flag_ops(a) || a->max_lun >= 0 || a->attach >= 0 || a->handler;
 }
 
 /* The range of the model-sorted @idx whose literal model is exactly @prefix. */
@@ -934,6 +936,10 @@ int quirk_db_match(const struct quirk_db *db, const struct quirk_device *dev,
 			m.max_lun = e->max_lun;
 		if (e->attach >= 0)
 			m.attach = e->attach;
+		if (e->handler) {
+			m.handler = e->handler;
+			m.handler_source = e;
+		}
 	}
 	*ret = m;
 	return 0;

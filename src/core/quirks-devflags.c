@@ -29,7 +29,7 @@ static uint64_t kernel_builtin_flags(const struct quirk_db *db, const char *vend
 		const struct quirk_entry *k = &db->entries[b->idx[i]];
 		size_t ml;
 
-		if (!k->builtin || k->model_glob)
+		if (!k->builtin || !k->sets_flags || k->model_glob)
 			continue;
 		ml = strlen(k->model);
 		if (ml >= QUIRK_MODEL_LEN)

@@ -26,7 +26,7 @@
 #include "quirks-internal.h"
 
 #define IMAGE_MAGIC "SCSIQIMG"
-#define IMAGE_VERSION 2
+#define IMAGE_VERSION 3
 #define NO_STRING 0xffffffffu
 /* An image this large is not ours. */
 #define IMAGE_MAX (64u << 20)
@@ -139,6 +139,7 @@ int quirk_db_image(const struct quirk_db *db, const char *root, uint8_t **ret, s
 		put_u64(&o, e->drop_flags);
 		put_u64(&o, (uint64_t)e->max_lun);
 		put_u64(&o, (uint64_t)(int64_t)e->attach);
+		put_str(&o, e->handler);
 		put_str(&o, e->reason);
 	}
 	put_u32(&o, (uint32_t)db->nmasks);
@@ -337,7 +338,7 @@ int quirk_db_image_decode(const uint8_t *buf, size_t len, const char *const *dir
 		s->hash = get_u64(&in);
 		in.bad |= !s->path;
 	}
-	p.count = get_count(&in, 60);
+	p.count = get_count(&in, 64);
 	p.entries = p.count ? calloc(p.count, sizeof(*p.entries)) : NULL;
 	if (p.count && !p.entries)
 		in.bad = true;
@@ -363,6 +364,7 @@ int quirk_db_image_decode(const uint8_t *buf, size_t len, const char *const *dir
 		e->drop_flags = get_u64(&in);
 		e->max_lun = (long long)get_u64(&in);
 		e->attach = (int)(int64_t)get_u64(&in);
+		e->handler = get_str(&in);
 		e->reason = get_str(&in);
 		in.bad |= !e->file || !e->vendor || !e->model;
 	}

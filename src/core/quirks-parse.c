@@ -24,6 +24,7 @@ enum key {
 	KEY_MAX_LUN,
 	KEY_ATTACH,
 	KEY_BUILTIN,
+	KEY_HANDLER,
 	KEY_REASON,
 	KEY_DRIVER,
 	KEY_HOST_PORT_NAME,
@@ -51,6 +52,7 @@ static const char *const key_names[KEY_COUNT] = {
 	[KEY_MAX_LUN] = "max_lun",
 	[KEY_ATTACH] = "attach",
 	[KEY_BUILTIN] = "builtin",
+	[KEY_HANDLER] = "handler",
 	[KEY_REASON] = "reason",
 	[KEY_DRIVER] = "driver",
 	[KEY_HOST_PORT_NAME] = "host_port_name",
@@ -205,6 +207,7 @@ void quirk_entry_free(struct quirk_entry *e)
 	free(e->model);
 	free(e->revision);
 	free(e->reason);
+	free(e->handler);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -646,6 +649,37 @@ static int check_length(struct parse_ctx *ctx, const char *key, const char *valu
 			      key, value, max);
 }
 
+/* A device handler's name is the tail of its module's name (scsi_dh_NAME),
+ * which the kernel loads when the name is written to dh_state. */
+static int check_handler(struct parse_ctx *ctx, const struct quirk_entry *e, unsigned int line,
+			 int *errors)
+{
+	size_t n = strlen(e->handler);
+
+	if (n == 0 || n >= QUIRK_HANDLER_LEN ||
+	    strspn(e->handler, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
+		(*errors)++;
+		return quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				      "handler '%s' is not a device handler's name (lower-case "
+				      "letters, digits and '_', at most %d characters: alua, emc, "
+				      "hp_sw, rdac)",
+				      e->handler, QUIRK_HANDLER_LEN - 1);
+	}
+	if (strncmp(e->handler, "scsi_dh_", 8) == 0) {
+		(*errors)++;
+		return quirk_diag_add(ctx->diags, QUIRK_ERROR, ctx->name, line,
+				      "handler '%s': the handler's name is without 'scsi_dh_' "
+				      "(for example \"%s\")",
+				      e->handler, e->handler + 8);
+	}
+	if (!quirk_handler_known(e->handler))
+		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
+				      "handler '%s' is none of the kernel's (alua, emc, hp_sw, "
+				      "rdac): writing it to dh_state needs a module scsi_dh_%s",
+				      e->handler, e->handler);
+	return 0;
+}
+
 static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct parse_ctx *ctx,
 			    struct quirk_entry *e, int *errors)
 {
@@ -670,6 +704,8 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 		r = dup_opt(sec, "revision", &e->revision);
 	if (r == 0)
 		r = dup_opt(sec, "reason", &e->reason);
+	if (r == 0)
+		r = dup_opt(sec, "handler", &e->handler);
 	if (r < 0)
 		return r;
 	if (!e->vendor) {
@@ -753,9 +789,16 @@ static int section_to_entry(cfg_t *sec, const struct section_pos *pos, struct pa
 		e->attach = cfg_getbool(sec, "attach") ? 1 : 0;
 	if (cfg_size(sec, "builtin"))
 		e->builtin = cfg_getbool(sec, "builtin");
-	if (!e->sets_flags && !e->add_flags && !e->drop_flags && e->max_lun < 0 && e->attach < 0)
+	if (e->handler) {
+		r = check_handler(ctx, e, KLINE(KEY_HANDLER), errors);
+		if (r < 0)
+			return r;
+	}
+	if (!e->sets_flags && !e->add_flags && !e->drop_flags && e->max_lun < 0 && e->attach < 0 &&
+	    !e->handler)
 		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
-				      "device '%s' changes nothing (no flags, max_lun or attach)",
+				      "device '%s' changes nothing (no flags, max_lun, attach or "
+				      "handler)",
 				      e->title);
 #undef KLINE
 	return 0;
@@ -1201,6 +1244,7 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 		CFG_INT("max_lun", -1, CFGF_NODEFAULT),
 		CFG_BOOL("attach", cfg_true, CFGF_NODEFAULT),
 		CFG_BOOL("builtin", cfg_false, CFGF_NODEFAULT),
+		CFG_STR("handler", NULL, CFGF_NODEFAULT),
 		CFG_STR("reason", NULL, CFGF_NODEFAULT),
 		CFG_END(),
 	};

@@ -88,6 +88,7 @@ void report_target_free(struct target_report *t)
 	free(t->kernel_luns);
 	free(t->kernel_kept);
 	free(t->ghosts);
+	free(t->handlers);
 	memset(t, 0, sizeof(*t));
 }
 

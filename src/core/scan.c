@@ -239,6 +239,7 @@ static int read_attr_bin(const struct scan_ctx *ctx, const char *name, enum targ
 		return sysfs_read_bin(ctx->sys, buf, VPD_PAGE_MAX,
 				      "/sys/bus/scsi/devices/%s/vpd_pg83", name);
 	case ATTR_WWID:
+	case ATTR_DH_STATE:
 		break;
 	}
 	return -EINVAL;
@@ -310,6 +311,8 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 		if (a->attr == ATTR_WWID) {
 			r = sysfs_device_attr(ctx->sys, &lun, "wwid", (char *)hs->buf,
 					      SCSI_WWID_MAX + 1);
+		} else if (a->attr == ATTR_DH_STATE) {
+			r = sysfs_device_attr(ctx->sys, &lun, "dh_state", (char *)hs->buf, 32);
 		} else {
 			scsi_addr_format(&lun, name, sizeof(name));
 			r = read_attr_bin(ctx, name, a->attr, hs->buf);
@@ -332,6 +335,9 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 			hs->node_fd = -1;
 		}
 		o->result = sysfs_delete(ctx->sys, &lun);
+		break;
+	case TARGET_SET_HANDLER:
+		o->result = sysfs_device_write(ctx->sys, &lun, "dh_state", a->text);
 		break;
 	case TARGET_LOST:
 		o->result = topology_target_lost(ctx->sys, hs->host, t->channel, t->id, hs->why,
@@ -427,6 +433,30 @@ static int before_of(const struct host_scan *hs, unsigned int c, unsigned int id
 	return 0;
 }
 
+/* What the scan did about the device handlers of the LUNs it attached. */
+static void log_handlers(const struct scan_ctx *ctx, const struct target_report *t)
+{
+	for (size_t i = 0; i < t->nhandlers; i++) {
+		const struct handler_result *h = &t->handlers[i];
+		char name[40];
+		struct scsi_addr a = t->addr;
+
+		a.lun = h->lun;
+		scsi_addr_format(&a, name, sizeof(name));
+		if (h->step == HANDLER_ATTACH && !h->error)
+			slog(ctx, LOG_INFO, "%s: device handler %s attached (dh_state)", name,
+			     t->handler.name);
+		else if (h->step == HANDLER_ATTACH)
+			slog(ctx, LOG_WARNING, "%s: device handler %s: writing dh_state failed: %s",
+			     name, t->handler.name, strerror(-h->error));
+		else if (h->step == HANDLER_CONFLICT)
+			slog(ctx, LOG_WARNING,
+			     "%s: has device handler %s, the database gives %s (dh_state cannot "
+			     "replace it)",
+			     name, h->had, t->handler.name);
+	}
+}
+
 /*
  * One target, from discovery's action to its machine's end. Return: the
  * machine's end, with the target's report appended to the host's for
@@ -517,6 +547,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 					(struct pending_release){ (size_t)(t - hs->rep->targets),
 								  d[i].line, d[i].lun };
 			}
+			log_handlers(ctx, t);
 			slog(ctx, LOG_DEBUG, "%u:%u:%u: %s%s%s", hs->host, da->channel, da->id,
 			     t->failed ? "failed: " : "scanned: ",
 			     t->failed ? t->error : t->end_reason,

@@ -42,6 +42,7 @@ enum phase {
 	P_AFTER,
 	P_AFTER_LIST,
 	P_AFTER_UNDO,
+	P_HANDLERS,
 	P_AFTER_FATE,
 	P_DONE,
 };
@@ -55,10 +56,8 @@ enum probe_kind {
 const char *target_attr_name(enum target_attr a)
 {
 	static const char *const names[] = {
-		[ATTR_INQUIRY] = "inquiry",
-		[ATTR_VPD80] = "vpd_pg80",
-		[ATTR_VPD83] = "vpd_pg83",
-		[ATTR_WWID] = "wwid",
+		[ATTR_INQUIRY] = "inquiry", [ATTR_VPD80] = "vpd_pg80",	  [ATTR_VPD83] = "vpd_pg83",
+		[ATTR_WWID] = "wwid",	    [ATTR_DH_STATE] = "dh_state",
 	};
 
 	return (unsigned int)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
@@ -288,14 +287,14 @@ static int line(struct target_machine *m, uint64_t lun, enum lun_outcome o, enum
 	/* What undo_ghosts() and undo_investigation() take back. */
 	if (m->nlines == m->lines_alloc) {
 		size_t n = m->lines_alloc ? m->lines_alloc * 2 : 16;
-		struct target_deferred *l = realloc(m->lines, n * sizeof(*l));
+		struct own_line *l = realloc(m->lines, n * sizeof(*l));
 
 		if (!l)
 			return -ENOMEM;
 		m->lines = l;
 		m->lines_alloc = n;
 	}
-	m->lines[m->nlines++] = (struct target_deferred){ lun, m->rep.nluns - 1 };
+	m->lines[m->nlines++] = (struct own_line){ lun, m->rep.nluns - 1, false };
 	return 0;
 }
 
@@ -313,6 +312,7 @@ static void publish(struct target_machine *m)
 	t->inq = m->inq;
 	t->target_attach = m->target_attach;
 	t->inquiry_source = m->inquiry_source;
+	t->handler = m->handler;
 	t->match = m->match;
 	memset(&m->match, 0, sizeof(m->match));
 	t->mask = m->mask;
@@ -638,6 +638,7 @@ static int matched(struct target_machine *m)
 	for (size_t i = 0; i < m->match.count; i++)
 		if (m->match.sources[i]->type < 0 && m->match.sources[i]->attach >= 0)
 			m->target_attach = m->match.sources[i]->attach;
+	handler_choose(&m->match, m->inq.tpgs, &m->handler);
 	return 0;
 }
 
@@ -1203,14 +1204,15 @@ static int report_luns(struct target_machine *m, const struct target_obs *o)
  * was reached through, go again when the host's scan is over (with one LUN
  * left on the host, every later probe of an empty id would make the
  * kernel switch its tag set between one queue and shared tags). */
-static int defer(struct target_machine *m, const struct target_deferred *line)
+static int defer(struct target_machine *m, struct own_line *line)
 {
 	struct target_deferred *d = realloc(m->deferred, (m->ndeferred + 1) * sizeof(*d));
 
 	if (!d)
 		return -ENOMEM;
 	m->deferred = d;
-	m->deferred[m->ndeferred++] = *line;
+	m->deferred[m->ndeferred++] = (struct target_deferred){ line->lun, line->line };
+	line->undone = true;
 	return 0;
 }
 
@@ -1353,6 +1355,72 @@ static int batched(struct target_machine *m, const struct target_obs *o)
 	m->nkernel_luns = n;
 	t->batched = true;
 	return 0;
+}
+
+/* ---- the device handler ---------------------------------------------- */
+
+static int handler_result(struct target_machine *m, uint64_t lun, enum handler_step step,
+			  const char *had, int error)
+{
+	struct target_report *t = &m->rep;
+	struct handler_result *h = realloc(t->handlers, (t->nhandlers + 1) * sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	t->handlers = h;
+	h = &t->handlers[t->nhandlers++];
+	memset(h, 0, sizeof(*h));
+	h->lun = lun;
+	h->step = step;
+	h->error = error;
+	snprintf(h->had, sizeof(h->had), "%s", had ? had : "");
+	return 0;
+}
+
+/*
+ * Each LUN this scan attached and kept gets the handler the device should
+ * have: the kernel attaches one at add time only if its module is loaded
+ * already, a write to dh_state loads it. One LUN at a time: read dh_state,
+ * then write the name if it has none. Return: 1 with an action in @next.
+ */
+static int handlers(struct target_machine *m, const struct target_obs *o,
+		    struct target_action *next)
+{
+	struct own_line *l = m->hi < m->nlines ? &m->lines[m->hi] : NULL;
+
+	if (o && m->sub == TARGET_READ) {
+		const char *state = NULL;
+		enum handler_step step;
+
+		if (o->result > 0) {
+			snprintf(m->dh_state, sizeof(m->dh_state), "%.*s", (int)o->len,
+				 (const char *)o->data);
+			state = m->dh_state;
+		}
+		step = handler_step(m->handler.name, state);
+		if (step == HANDLER_ATTACH) {
+			m->sub = TARGET_SET_HANDLER;
+			act(next, TARGET_SET_HANDLER, l->lun);
+			next->text = m->handler.name;
+			return 1;
+		}
+		if (handler_result(m, l->lun, step, state, 0) < 0)
+			return -ENOMEM;
+		m->hi++;
+	} else if (o && m->sub == TARGET_SET_HANDLER) {
+		if (handler_result(m, l->lun, HANDLER_ATTACH, "detached", o->result) < 0)
+			return -ENOMEM;
+		m->hi++;
+	}
+	while (m->hi < m->nlines && m->lines[m->hi].undone)
+		m->hi++;
+	if (!m->handler.name || m->in.dry_run || m->hi >= m->nlines) {
+		m->phase = P_AFTER_FATE;
+		return 0;
+	}
+	m->sub = TARGET_READ;
+	read_attr(next, m->lines[m->hi].lun, ATTR_DH_STATE);
+	return 1;
 }
 
 /* ---- the machine ------------------------------------------------------- */
@@ -1780,8 +1848,11 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			if (r < 0)
 				return r;
 		}
-		m->phase = P_AFTER_FATE;
+		m->hi = 0;
+		m->phase = P_HANDLERS;
 		return 0;
+	case P_HANDLERS:
+		return handlers(m, o, next);
 	case P_AFTER_FATE:
 		m->phase = P_DONE;
 		if (m->fate.detach)

@@ -664,6 +664,76 @@ class OneWriteForATarget(ScanTest):
         self.assertEqual(self.scans(t), [])
 
 
+class DeviceHandlers(ScanTest):
+    """The device handler (scsi_dh) of each LUN the scan attaches: alua for a
+    device that reports target port groups, the kernel's table otherwise,
+    a local entry over both; written to dh_state when the kernel attached
+    none, as scsi_dh_add_device() does only when the module is loaded."""
+
+    def test_tpgs_gets_alua(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor LIO-ORG model IBLOCK tpgs 1\n"
+                      "lu 0:0:0:1 vendor LIO-ORG model IBLOCK tpgs 1 dh alua\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["handler"]["name"], "alua")
+        self.assertEqual(tgt["handler"]["origin"], "tpgs")
+        self.assertEqual([(h["lun"], h["step"]) for h in tgt["handler"]["luns"]],
+                         [(0, "attach"), (1, "keep")])
+        self.assertIn("dh_state 0:0:0:0 alua", t.commands())
+        self.assertNotIn("dh_state 0:0:0:1 alua", t.commands())
+        with open(os.path.join(t.root, "sys/bus/scsi/devices/0:0:0:0/dh_state")) as f:
+            self.assertEqual(f.read(), "alua\n")
+
+    def test_table_and_local_entry(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor DGC model RAID_5 version 4\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["handler"]["name"], "emc")
+        self.assertEqual(tgt["handler"]["origin"], "table")
+        self.assertTrue(tgt["handler"]["source"]["file"].endswith(
+            "40-linux-device-handlers.conf"))
+        self.assertIn("dh_state 0:0:0:0 emc", t.commands())
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "mine" {\n\tvendor = "DGC"\n\tmodel = "RAID 5"\n'
+                        '\thandler = "alua"\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor DGC model RAID_5 version 4\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+            out = t.run("explain", "0:0:0", quirks=(QUIRKS, etc), rc=0).stdout
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual((tgt["handler"]["name"], tgt["handler"]["origin"]), ("alua", "local"))
+        self.assertIn("device handler: alua (", out)
+        self.assertIn("50-local.conf:1, mine)", out)
+
+    def test_conflict_and_no_scsi_dh(self):
+        t = self.tree("host 0 max_id 2 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor LIO-ORG model IBLOCK tpgs 1 dh rdac\n"
+                      "lu 0:0:1:0 vendor LIO-ORG model IBLOCK tpgs 1 dh none\n")
+        r = t.json(rc=0)
+        _, t0 = self.lun_outcomes(r, "0:0:0")
+        _, t1 = self.lun_outcomes(r, "0:0:1")
+        self.assertEqual(t0["handler"]["luns"][0]["step"], "conflict")
+        self.assertEqual(t0["handler"]["luns"][0]["had"], "rdac")
+        self.assertEqual(t1["handler"]["luns"][0]["step"], "unknown")
+        self.assertFalse([c for c in t.commands() if c.startswith("dh_state")])
+
+    def test_dry_run_and_plain_disks_write_nothing(self):
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor ACME model Disk\n")
+        r = t.json(rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertIsNone(tgt["handler"])
+        t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor LIO-ORG model IBLOCK tpgs 1\n")
+        t.run(rc=0)
+        os.remove(t.log)
+        t.run("--dry-run", rc=0)
+        self.assertFalse([c for c in t.commands() if c.startswith("dh_state")])
+
+
 class CompiledImage(ScanTest):
     """scsi-quirks compile: scsi-scan loads the image while every file and
     directory it was made from is unchanged, and the text otherwise."""

@@ -13,6 +13,12 @@
  *      attributes; naa: 16 hex digits of an NAA logical-unit designator)
  *      [sectors N] [grows N]   (a disk sdX of N sectors; a write to its
  *      rescan file makes it the grows size, as a resized LUN)
+ *      [tpgs N]   (INQUIRY's TPGS field: target port groups)
+ *      [dh NAME]  (the handler the kernel attaches at add: its dh_state;
+ *      "none": no dh_state, a kernel without scsi_dh; default "detached",
+ *      and a write of a name attaches that one, once)
+ *      [blacklist S]  (what the kernel's blacklist attribute shows, as
+ *      "SPARSELUN_NOSTARTONADD")
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   report H:C:T short N [times K]   (the transfer carries only the first N
  *      bytes, the header still announces the whole list; for the first K
@@ -78,6 +84,9 @@ struct lu {
 	long long sectors, grows;
 	char mounted[64];
 	bool inquiry_fails;
+	int tpgs;
+	char dh[16];
+	char blacklist[256];
 };
 
 struct report {
@@ -264,6 +273,15 @@ static void load(void)
 					u->grows = atoll(v);
 				else if (strcmp(k, "naa") == 0 && strlen(v) == 16)
 					snprintf(u->naa, sizeof(u->naa), "%s", v);
+				else if (strcmp(k, "tpgs") == 0)
+					u->tpgs = atoi(v);
+				else if (strcmp(k, "dh") == 0) {
+					/* a handler's name keeps its '_' (hp_sw) */
+					for (char *p = v; *p; p++)
+						*p = *p == ' ' ? '_' : *p;
+					snprintf(u->dh, sizeof(u->dh), "%s", v);
+				} else if (strcmp(k, "blacklist") == 0)
+					snprintf(u->blacklist, sizeof(u->blacklist), "%s", v);
 				else
 					die("lu: unknown key %s (or a bad value)", k);
 			}
@@ -369,6 +387,7 @@ static void inquiry_bytes(const struct lu *u, uint64_t l, uint8_t *b)
 	b[2] = (uint8_t)u->version;
 	b[3] = 2;
 	b[4] = 91;
+	b[5] = (uint8_t)(u->tpgs << 4);
 	memcpy(b + 8, u->vendor, strlen(u->vendor));
 	memcpy(b + 16, u->model, strlen(u->model));
 	memcpy(b + 32, u->rev, strlen(u->rev));
@@ -439,7 +458,12 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	snprintf(text, sizeof(text), "%d\n", u->version + 1);
 	put_file(dir, "scsi_level", text, strlen(text));
 	put_file(dir, "state", "running\n", 8);
-	put_file(dir, "blacklist", "", 0);
+	snprintf(text, sizeof(text), "%s%s", u->blacklist, u->blacklist[0] ? "\n" : "");
+	put_file(dir, "blacklist", text, strlen(text));
+	if (strcmp(u->dh, "none") != 0) {
+		snprintf(text, sizeof(text), "%s\n", u->dh[0] ? u->dh : "detached");
+		put_file(dir, "dh_state", text, strlen(text));
+	}
 	put_file(dir, "delete", "", 0);
 	put_file(dir, "rescan", "", 0);
 	put_file(dir, "inquiry", inq, 96);
@@ -665,6 +689,33 @@ static ssize_t fake_rescan(const char *path, size_t n)
 	return (ssize_t)n;
 }
 
+/* A write to a device's dh_state: a handler's name attaches it if the
+ * device has none (the kernel loads the module); otherwise EINVAL. */
+static ssize_t fake_dh_state(const char *path, const void *buf, size_t n)
+{
+	char dir[PATH_MAX], now[64] = "", name[64];
+	size_t len = strlen(path) - strlen("/dh_state");
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, path);
+	snprintf(name, sizeof(name), "%.*s", (int)(n < 63 ? n : 63), (const char *)buf);
+	name[strcspn(name, "\n")] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(now, sizeof(now), f))
+			now[0] = '\0';
+		fclose(f);
+	}
+	note("dh_state %s %s", strrchr(dir, '/') + 1, name);
+	if (strcmp(now, "detached\n") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(now, sizeof(now), "%s\n", name);
+	put_file(dir, "dh_state", now, strlen(now));
+	return (ssize_t)n;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -699,6 +750,13 @@ ssize_t write(int fd, const void *buf, size_t n)
 	    strcmp(strrchr(path, '/'), "/rescan") == 0) {
 		pthread_mutex_lock(&lock);
 		len = fake_rescan(path, n);
+		pthread_mutex_unlock(&lock);
+		return len;
+	}
+	if (strncmp(path + rl, "/sys/bus/scsi/devices/", 22) == 0 &&
+	    strcmp(strrchr(path, '/'), "/dh_state") == 0) {
+		pthread_mutex_lock(&lock);
+		len = fake_dh_state(path, buf, n);
 		pthread_mutex_unlock(&lock);
 		return len;
 	}

@@ -17,6 +17,7 @@
 #include "blist.h"
 #include "inquiry.h"
 #include "lunmask.h"
+#include "handler.h"
 #include "quirks.h"
 
 static const char *data_dir;
@@ -687,10 +688,189 @@ START_TEST(kernel_table_every_entry)
 	fclose(f);
 	ck_assert_uint_eq(n, 183);
 	for (size_t i = 0; i < quirk_db_count(db); i++)
-		builtin += quirk_db_entry(db, i)->builtin;
+		builtin += quirk_db_entry(db, i)->builtin && quirk_db_entry(db, i)->sets_flags;
 	ck_assert_uint_eq(builtin, 183);
-	ck_assert_uint_eq(quirk_db_count(db), 183);
 	quirk_db_free(db);
+}
+END_TEST
+
+/* The kernel's device-handler table (scsi_dh_blist), every entry: a device
+ * reporting the entry's strings gets its handler, from the table; with
+ * TPGS bits, alua, as the kernel's scsi_dh_find_driver() decides. */
+START_TEST(kernel_handler_table_every_entry)
+{
+	struct quirk_db *db = load_shipped();
+	char path[512], line[512];
+	size_t n = 0, builtin = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/linux-scsi-dh-table.tsv", data_dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		char *vendor = line, *model, *handler;
+		struct quirk_device dev = { .type = -1 };
+		struct handler_choice c;
+		struct quirk_match m;
+
+		line[strcspn(line, "\n")] = '\0';
+		model = strchr(vendor, '\t');
+		ck_assert_ptr_nonnull(model);
+		*model++ = '\0';
+		handler = strchr(model, '\t');
+		ck_assert_ptr_nonnull(handler);
+		*handler++ = '\0';
+		dev.vendor = vendor;
+		dev.model = model;
+		ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+		handler_choose(&m, 0, &c);
+		ck_assert_msg(c.name && strcmp(c.name, handler) == 0, "'%s' '%s': %s, kernel %s",
+			      vendor, model, c.name ? c.name : "none", handler);
+		ck_assert_int_eq(c.why, HANDLER_TABLE);
+		handler_choose(&m, 1, &c);
+		ck_assert_str_eq(c.name, "alua");
+		ck_assert_int_eq(c.why, HANDLER_TPGS);
+		quirk_match_clear(&m);
+		n++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(n, 39);
+	for (size_t i = 0; i < quirk_db_count(db); i++)
+		builtin += quirk_db_entry(db, i)->builtin && quirk_db_entry(db, i)->handler;
+	ck_assert_uint_eq(builtin, 39);
+	ck_assert_uint_eq(quirk_db_count(db), 183 + 39);
+	quirk_db_free(db);
+}
+END_TEST
+
+/* Which handler, and from where: a local entry over the kernel's rules. */
+static const struct handler_case {
+	const char *what;
+	const char *text;
+	const char *vendor, *model;
+	unsigned int tpgs;
+	const char *want;
+	enum handler_why why;
+} handler_cases[] = {
+	{ .what = "the table",
+	  .text = "device \"t\" {\n vendor = \"DGC*\"\n model = \"RAID\"\n handler = \"emc\"\n"
+		  " builtin = true\n}\n",
+	  .vendor = "DGC",
+	  .model = "RAID 5",
+	  .want = "emc",
+	  .why = HANDLER_TABLE },
+	{ .what = "TPGS before the table",
+	  .text = "device \"t\" {\n vendor = \"DGC*\"\n model = \"RAID\"\n handler = \"emc\"\n"
+		  " builtin = true\n}\n",
+	  .vendor = "DGC",
+	  .model = "RAID 5",
+	  .tpgs = 1,
+	  .want = "alua",
+	  .why = HANDLER_TPGS },
+	{ .what = "a local entry before TPGS",
+	  .text = "device \"t\" {\n vendor = \"ACME\"\n model = \"Array\"\n handler = \"rdac\"\n}\n",
+	  .vendor = "ACME",
+	  .model = "Array",
+	  .tpgs = 3,
+	  .want = "rdac",
+	  .why = HANDLER_LOCAL },
+	{ .what = "a local entry over the table",
+	  .text = "device \"t\" {\n vendor = \"DGC*\"\n model = \"RAID\"\n handler = \"emc\"\n"
+		  " builtin = true\n}\ndevice \"mine\" {\n vendor = \"DGC\"\n model = \"RAID 5\"\n"
+		  " handler = \"alua\"\n}\n",
+	  .vendor = "DGC",
+	  .model = "RAID 5",
+	  .want = "alua",
+	  .why = HANDLER_LOCAL },
+	{ .what = "nothing names one",
+	  .text = "device \"t\" {\n vendor = \"DGC*\"\n model = \"RAID\"\n handler = \"emc\"\n"
+		  " builtin = true\n}\n",
+	  .vendor = "ACME",
+	  .model = "Disk",
+	  .why = HANDLER_NONE },
+	{ .what = "TPGS alone",
+	  .text = "",
+	  .vendor = "LIO-ORG",
+	  .model = "IBLOCK",
+	  .tpgs = 1,
+	  .want = "alua",
+	  .why = HANDLER_TPGS },
+};
+
+START_TEST(handler_choices)
+{
+	const struct handler_case *c = &handler_cases[_i];
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(c->text, &d);
+	struct quirk_device dev = { .vendor = c->vendor, .model = c->model, .type = -1 };
+	struct handler_choice h;
+	struct quirk_match m;
+
+	ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 0);
+	ck_assert_int_eq(quirk_db_match(db, &dev, &m), 0);
+	handler_choose(&m, c->tpgs, &h);
+	ck_assert_msg(c->want ? h.name && strcmp(h.name, c->want) == 0 : !h.name, "%s: %s", c->what,
+		      h.name ? h.name : "none");
+	ck_assert_msg(h.why == c->why, "%s: %s", c->what, handler_why_name(h.why));
+	quirk_match_clear(&m);
+	quirk_diags_clear(&d);
+	quirk_db_free(db);
+}
+END_TEST
+
+/* What the scan does about the handler a LUN has. */
+static const struct handler_step_case {
+	const char *want, *dh_state;
+	enum handler_step step;
+} handler_step_cases[] = {
+	{ NULL, "detached\n", HANDLER_KEEP },	    { "alua", "detached\n", HANDLER_ATTACH },
+	{ "alua", "alua\n", HANDLER_KEEP },	    { "alua", "rdac\n", HANDLER_CONFLICT },
+	{ "alua", NULL, HANDLER_UNKNOWN },	    { "rdac", "rdac", HANDLER_KEEP },
+	{ "hp_sw", "hp_sw_x\n", HANDLER_CONFLICT },
+};
+
+START_TEST(handler_steps)
+{
+	const struct handler_step_case *c = &handler_step_cases[_i];
+
+	ck_assert_int_eq(handler_step(c->want, c->dh_state), c->step);
+}
+END_TEST
+
+/* A handler's name must be one dh_state can take. */
+START_TEST(handler_names)
+{
+	static const char *const bad[] = { "ALUA", "scsi_dh_alua", "al ua",
+					   "",	   "a-b",	   "abcdefghijklmnop" };
+	struct quirk_diags d = { 0 };
+	char text[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct quirk_db *db = quirk_db_new();
+
+		snprintf(
+			text, sizeof(text),
+			"device \"t\" {\n vendor = \"ACME\"\n model = \"X\"\n handler = \"%s\"\n}\n",
+			bad[i]);
+		ck_assert_int_eq(quirk_db_add_buffer(db, "t.conf", text, strlen(text), &d),
+				 -EINVAL);
+		ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_ERROR), 1);
+		ck_assert_uint_eq(d.items[0].line, 4);
+		quirk_diags_clear(&d);
+		quirk_db_free(db);
+	}
+	snprintf(text, sizeof(text),
+		 "device \"t\" {\n vendor = \"ACME\"\n model = \"X\"\n handler = \"mine\"\n}\n");
+	{
+		struct quirk_db *db = quirk_db_new();
+
+		ck_assert_int_eq(quirk_db_add_buffer(db, "t.conf", text, strlen(text), &d), 0);
+		ck_assert_uint_eq(quirk_diags_count(&d, QUIRK_WARNING), 1);
+		ck_assert_ptr_nonnull(strstr(d.items[0].message, "scsi_dh_mine"));
+		quirk_diags_clear(&d);
+		quirk_db_free(db);
+	}
 }
 END_TEST
 
@@ -914,6 +1094,7 @@ static void assert_db_same(const struct quirk_db *a, const struct quirk_db *b)
 		assert_str_same(x->model, y->model);
 		assert_str_same(x->revision, y->revision);
 		assert_str_same(x->reason, y->reason);
+		assert_str_same(x->handler, y->handler);
 		ck_assert_int_eq(x->type, y->type);
 		ck_assert_int_eq(x->vendor_glob, y->vendor_glob);
 		ck_assert_int_eq(x->model_glob, y->model_glob);
@@ -1129,6 +1310,12 @@ static Suite *quirks_suite(void)
 
 	tc = tcase_create("kernel");
 	tcase_add_test(tc, kernel_table_every_entry);
+	tcase_add_test(tc, kernel_handler_table_every_entry);
+	tcase_add_loop_test(tc, handler_choices, 0,
+			    sizeof(handler_cases) / sizeof(handler_cases[0]));
+	tcase_add_loop_test(tc, handler_steps, 0,
+			    sizeof(handler_step_cases) / sizeof(handler_step_cases[0]));
+	tcase_add_test(tc, handler_names);
 	tcase_add_test(tc, blist_table_matches_kernel);
 	tcase_add_test(tc, blist_format);
 	suite_add_tcase(s, tc);

@@ -55,6 +55,9 @@
  *	never)
  * @lun_limit: the host refuses LUNs above this with EINVAL (NO_LIMIT: none)
  * @id_limit: the host refuses the target's id (EINVAL)
+ * @tpgs: the TPGS field of every LUN's INQUIRY (target port groups)
+ * @dh: what dh_state reads for a LUN the scan attaches: NULL "detached",
+ *	"none" no such attribute (a kernel without scsi_dh), or a handler
  * @same_designator: LUNs whose VPD page 0x83 repeats LUN 0's, though
  *	their INQUIRY data is their own
  * @no_vpd83: LUNs without VPD page 0x83 in sysfs
@@ -79,6 +82,8 @@ struct world {
 	int lost_after;
 	long long lun_limit;
 	bool id_limit;
+	unsigned int tpgs;
+	const char *dh;
 	const char *same_designator;
 	const char *no_vpd83;
 	uint64_t extra_listed;
@@ -130,6 +135,9 @@ struct options {
  * @deferred: releases left for the end of the host's scan
  * @ghosts: LUNs the report names as ghosts
  * @wlun_impossible: the machine found the host refusing the well-known LUN
+ * @handlers: what became of each LUN's device handler, "lun:step" (keep,
+ *	attach, conflict, unknown; ":error" if the write failed), or NULL for
+ *	none
  */
 struct target_case {
 	const char *what;
@@ -146,6 +154,7 @@ struct target_case {
 	size_t deferred;
 	size_t ghosts;
 	bool wlun_impossible;
+	const char *handlers;
 };
 
 /* ---- the simulated world ------------------------------------------------- */
@@ -154,6 +163,7 @@ struct sim {
 	const struct world *w;
 	bool attached[WORLD_LUNS];
 	bool wlun_attached;
+	char handler[WORLD_LUNS][16];
 	int writes;
 	int bound;
 	long long max_lun_ok;
@@ -234,6 +244,7 @@ static size_t inquiry_data(const struct sim *s, uint64_t lun, uint8_t *b, size_t
 	d[2] = s->w->version;
 	d[3] = 0x02;
 	d[4] = s->w->version <= 2 ? 31 : 91;
+	d[5] = (uint8_t)(s->w->tpgs << 4);
 	memcpy(d + 8, "ACME    ", 8);
 	memcpy(d + 16, "Disk            ", 16);
 	snprintf((char *)d + 32, 5, "%04u", id);
@@ -331,6 +342,9 @@ static void token(const struct target_action *a, char *t, size_t len)
 		break;
 	case TARGET_LOST:
 		snprintf(t, len, "X");
+		break;
+	case TARGET_SET_HANDLER:
+		snprintf(t, len, "H%s:%s", l, a->text);
 		break;
 	case TARGET_DONE:
 		snprintf(t, len, "=");
@@ -460,6 +474,17 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 						  "naa.60010000000000000000000000%04x",
 						  identity_of(w, lun));
 			break;
+		case ATTR_DH_STATE:
+			if (w->dh && !strcmp(w->dh, "none")) {
+				o->result = -ENOENT;
+				o->data = NULL;
+				goto out;
+			}
+			o->len = (size_t)snprintf((char *)s->buf, sizeof(s->buf), "%s\n",
+						  s->handler[lun][0] ? s->handler[lun]
+						  : w->dh	     ? w->dh
+								     : "detached");
+			break;
 		}
 		o->result = (int)o->len;
 		break;
@@ -476,6 +501,9 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 			s->wlun_attached = false;
 		else if (lun < WORLD_LUNS)
 			s->attached[lun] = false;
+		break;
+	case TARGET_SET_HANDLER:
+		snprintf(s->handler[lun], sizeof(s->handler[lun]), "%s", a->text);
 		break;
 	case TARGET_LOST:
 		o->result = w->lost_after && s->writes > w->lost_after;
@@ -506,6 +534,7 @@ struct run {
 	bool has_report;
 	char lines[2048];
 	char after[512];
+	char handlers[512];
 	size_t steps;
 	size_t ndeferred;
 	bool wlun_impossible;
@@ -604,6 +633,18 @@ static void run(const struct target_case *c, struct run *r)
 				 scan_code_name(l->code));
 		}
 	}
+	for (size_t i = 0; r->has_report && i < r->rep.nhandlers; i++) {
+		static const char *const steps[] = { "keep", "attach", "conflict", "unknown" };
+		const struct handler_result *h = &r->rep.handlers[i];
+		size_t used = strlen(r->handlers);
+
+		snprintf(r->handlers + used, sizeof(r->handlers) - used, "%s%" PRIu64 ":%s",
+			 i ? " " : "", h->lun, steps[h->step]);
+		if (h->error) {
+			used = strlen(r->handlers);
+			snprintf(r->handlers + used, sizeof(r->handlers) - used, ":%d", h->error);
+		}
+	}
 	for (uint64_t l = 0; l < WORLD_LUNS; l++)
 		if (r->sim.attached[l])
 			snprintf(r->after + strlen(r->after), sizeof(r->after) - strlen(r->after),
@@ -648,6 +689,8 @@ static const char acme_inq36[] = "device \"acme\" {\n vendor = \"ACME\"\n model 
 				 " flags = {\"inquiry_36\"}\n}\n";
 static const char acme_sparse[] = "device \"acme\" {\n vendor = \"ACME\"\n model = \"Disk\"\n"
 				  " flags = {\"sparselun\"}\n}\n";
+static const char acme_rdac[] = "device \"acme\" {\n vendor = \"ACME*\"\n model = \"Disk\"\n"
+				" handler = \"rdac\"\n builtin = true\n}\n";
 static const char mask_0_2[] = "lunmask \"t\" {\n driver = \"fake\"\n channel = 0\n id = 0\n"
 			       " luns = { 0, 2 }\n}\n";
 static const char mask_0_1[] = "lunmask \"t\" {\n driver = \"fake\"\n channel = 0\n id = 0\n"
@@ -1403,6 +1446,105 @@ static const struct target_case cases[] = {
 	  .after = "0,1",
 	  .end_code = "gap",
 	  .method_code = "report-luns-failed" },
+	{ .what = "TPGS: alua on each LUN the scan attached",
+	  .world = W(.luns = "0-2", .tpgs = 1),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 A2 R2:vpd_pg83 R0:dh_state H0:alua R1:dh_state H1:alua R2:dh_state H2:alua =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed 2:attached:listed",
+	  .after = "0,1,2",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:attach 1:attach 2:attach" },
+	{ .what = "TPGS, the kernel attached alua itself",
+	  .world = W(.luns = "0-1", .tpgs = 1, .dh = "alua"),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R0:dh_state R1:dh_state =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed",
+	  .after = "0,1",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:keep 1:keep" },
+	{ .what = "TPGS, but another handler attached",
+	  .world = W(.luns = "0-1", .tpgs = 1, .dh = "rdac"),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R0:dh_state R1:dh_state =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed",
+	  .after = "0,1",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:conflict 1:conflict" },
+	{ .what = "a kernel without scsi_dh",
+	  .world = W(.luns = "0-1", .tpgs = 1, .dh = "none"),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R0:dh_state R1:dh_state =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed",
+	  .after = "0,1",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:unknown 1:unknown" },
+	{ .what = "the handler write fails",
+	  .world = W(.luns = "0-1", .tpgs = 1, .fault_on = "H1:alua", .fault = -EINVAL),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R0:dh_state H0:alua R1:dh_state H1:alua =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed",
+	  .after = "0,1",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:attach 1:attach:-22" },
+	{ .what = "the kernel's handler table",
+	  .world = W(.luns = "0-1"),
+	  .opt = O(.quirks = acme_rdac),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R0:dh_state H0:rdac R1:dh_state H1:rdac =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:attached:listed",
+	  .after = "0,1",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "0:attach 1:attach" },
+	{ .what = "LUNs attached before keep what they have",
+	  .world = W(.luns = "0-2", .before = "0", .tpgs = 1),
+	  .opt = O(),
+	  .trace =
+		  "I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 A2 R2:vpd_pg83 R1:dh_state H1:alua R2:dh_state H2:alua =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:attached:listed 2:attached:listed",
+	  .after = "0,1,2",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3",
+	  .handlers = "1:attach 2:attach" },
+	{ .what = "a ghost stop: only the LUN kept",
+	  .world = W(.luns = "0-3", .ghosts = "1-3", .tpgs = 1),
+	  .opt = O(),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 R1:inquiry R1:vpd_pg80 R0:dh_state H0:alua =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:lun0 1:detached:ghost",
+	  .after = "0,1",
+	  .end_code = "ghosts",
+	  .method_code = "scsi-3",
+	  .deferred = 1,
+	  .ghosts = 1,
+	  .handlers = "0:attach" },
+	{ .what = "a dry run touches no handler",
+	  .world = W(.luns = "0-2", .before = "0", .tpgs = 1),
+	  .opt = O(.dry_run = true),
+	  .trace = "I36 I96 RL =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:would-probe:listed 2:would-probe:listed",
+	  .after = "0",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
 };
 
 START_TEST(target_rows)
@@ -1413,12 +1555,12 @@ START_TEST(target_rows)
 	run(c, &r);
 	if (getenv("TARGET_TRACE")) {
 		printf("%s\n  trace  %s\n  end %s\n  lines  %s\n  after  %s\n  codes  %s %s\n"
-		       "  failed %d deferred %zu ghosts %zu error %d wlun %d\n",
+		       "  failed %d deferred %zu ghosts %zu error %d wlun %d\n  handlers %s\n",
 		       c->what, r.sim.trace, end_names[r.done.end], r.lines, r.after,
 		       r.has_report ? scan_code_name(r.rep.end_code) : "-",
 		       r.has_report ? scan_code_name(r.rep.method_code) : "-",
 		       r.has_report && r.rep.failed, r.ndeferred, r.has_report ? r.rep.nghosts : 0,
-		       r.done.error, r.wlun_impossible);
+		       r.done.error, r.wlun_impossible, r.handlers);
 		run_free(&r);
 		return;
 	}
@@ -1440,6 +1582,9 @@ START_TEST(target_rows)
 		ck_assert_msg(r.rep.failed == c->failed, "%s: failed %d", c->what, r.rep.failed);
 		ck_assert_msg(r.rep.nghosts == c->ghosts, "%s: %zu ghosts", c->what, r.rep.nghosts);
 	}
+	ck_assert_msg(!strcmp(r.handlers, c->handlers ? c->handlers : ""),
+		      "%s: handlers '%s', expected '%s'", c->what, r.handlers,
+		      c->handlers ? c->handlers : "");
 	ck_assert_msg(r.wlun_impossible == c->wlun_impossible, "%s: wlun_impossible %d", c->what,
 		      r.wlun_impossible);
 	ck_assert_msg(r.done.error == c->error, "%s: error %d", c->what, r.done.error);
