@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "handler.h"
+#include "kflags.h"
 #include "scan.h"
 
 /* The version of the JSON that scsi-scan prints (scsi-scan(8), JSON
@@ -42,6 +44,7 @@ struct device_info {
 	char kernel_flags[1024];
 	char state[32];
 	struct quirk_match match;
+	struct kflags_check kflags;
 };
 
 /**
@@ -157,6 +160,15 @@ char *output_size(int64_t sectors, char *buf, size_t len);
  * @verbose: also every quirk source
  */
 void output_list_text(FILE *f, const struct device_info *list, size_t count, bool verbose);
+
+/**
+ * output_kflags_text() - the LUNs whose kernel flags differ from the
+ *	database's, in words ("explain")
+ * @f: where to print
+ * @list: the devices
+ * @count: how many
+ */
+void output_kflags_text(FILE *f, const struct device_info *list, size_t count);
 
 /**
  * output_list_json() - the listing as JSON

@@ -417,17 +417,53 @@ int quirk_db_load_cached(const char *const *dirs, size_t ndirs, struct quirk_cac
  * quirk_dev_flags_export() - the kernel's dev_flags string for a database
  * @db: a finalized database
  * @ret_str: set to a malloc'ed "VENDOR:MODEL:0xFLAGS,..." string on success
- * @diags: entries that cannot be expressed are reported here (as errors)
+ * @diags: entries that cannot be expressed, or do not fit, are reported
+ *	here (as errors)
  *
- * Selects the literal entries whose merged kernel-relevant flags
- * (blist_kernel_mask()) differ from what the kernel's compiled-in table
- * gives the same device under 6.x matching rules (entries marked builtin;
- * 8-character vendors never match there).
+ * Selects the literal entries whose merged flags (every flag the kernel
+ * knows, scan flags included: its own target scans read them too) differ
+ * from what the kernel's compiled-in table gives the same device under 6.x
+ * matching rules (entries marked builtin; 8-character vendors never match
+ * there). A dev_flags entry replaces the table's whole value for the
+ * device, and the flags a driver sets for its devices (virtio_scsi's
+ * try_vpd_pages).
  *
  * Return: 0, -EINVAL if some selected entry cannot be written (glob, ':'
- * or ',' in a string), -ENOMEM.
+ * or ',' in a string), -ENOSPC if the value would be longer than
+ * QUIRK_DEV_FLAGS_MAX (every entry that does not fit is named), -ENOMEM.
  */
 int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags);
+
+/**
+ * quirk_dev_flags_export_devices() - the dev_flags string for the devices of
+ *	a machine (host-only, as dracut's host-only images)
+ * @db: a finalized database
+ * @devs: the devices (vendor, model, revision and type as attached)
+ * @count: how many
+ * @ret_str: set to a malloc'ed string on success
+ * @diags: devices that cannot be named, or do not fit, are reported here
+ *
+ * One item per distinct vendor and model, with the device's own strings
+ * (dev_flags entries match whole strings), for each device an entry of the
+ * database gives flags that differ from the kernel's table. Entries with
+ * globs reach the kernel this way.
+ *
+ * Return: 0, -ENOSPC if the value would be longer than QUIRK_DEV_FLAGS_MAX
+ * (every item that does not fit is named), -ENOMEM.
+ */
+int quirk_dev_flags_export_devices(const struct quirk_db *db, const struct quirk_device *devs,
+				   size_t count, char **ret_str, struct quirk_diags *diags);
+
+/**
+ * quirk_dev_flags_check() - warn about entries whose flags cannot reach the
+ *	kernel whole
+ * @db: a finalized database
+ * @diags: a warning per entry: a glob (reaches the kernel only through the
+ *	devices of the machine, host-only), or strings dev_flags cannot name
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_dev_flags_check(const struct quirk_db *db, struct quirk_diags *diags);
 
 /* The longest scsi_mod.dev_flags value: module_param_string(dev_flags, ...,
  * 256, 0) holds 255 characters and refuses a longer one whole. */

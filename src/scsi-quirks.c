@@ -35,6 +35,7 @@ struct options {
 	bool json;
 	bool dev_flags;
 	bool modprobe;
+	bool host_only;
 	bool cmdline;
 	bool quiet;
 	bool has_target;
@@ -66,6 +67,8 @@ static void usage(FILE *f)
 	      "  list                        every entry of the merged database, in order\n"
 	      "  export --dev-flags          the scsi_mod.dev_flags value the kernel needs\n"
 	      "  export --modprobe           the same as a modprobe.d options line\n"
+	      "  export ... --host-only      only for the devices attached now, by their\n"
+	      "                              own names (what the boot image carries)\n"
 	      "  import --dev-flags STRING   turn a dev_flags value into quirks.d text\n"
 	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= values of a kernel\n"
 	      "                              command line (default /proc/cmdline) into\n"
@@ -470,6 +473,8 @@ static int cmd_check(const struct options *o, char **paths, int npaths)
 	}
 	if (r == 0)
 		r = quirk_db_finalize(db, &diags);
+	if (r == 0)
+		r = quirk_dev_flags_check(db, &diags);
 	if (r < 0) {
 		fprintf(stderr, "scsi-quirks: %s\n", strerror(-r));
 		quirk_diags_clear(&diags);
@@ -552,6 +557,61 @@ static int cmd_compile(const struct options *o)
 	return EXIT_SUCCESS;
 }
 
+/* The devices attached now: vendor, model and revision as the kernel shows
+ * them (cleaned as INQUIRY fields), and their type. */
+static int machine_devices(const char *sysroot, struct quirk_device **ret,
+			   char (**ret_names)[3][QUIRK_MODEL_LEN + 8], size_t *ret_count)
+{
+	struct sysfs_ctx *sys = sysfs_new(sysroot);
+	char(*names)[3][QUIRK_MODEL_LEN + 8] = NULL;
+	struct quirk_device *devs = NULL;
+	struct scsi_addr *addrs = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!sys)
+		return -ENOMEM;
+	r = sysfs_devices(sys, SCAN_WILDCARD, &addrs, &n);
+	if (r == -ENOENT) {
+		r = 0;
+		n = 0;
+	}
+	if (r == 0 && n) {
+		devs = calloc(n, sizeof(*devs));
+		names = calloc(n, sizeof(*names));
+		if (!devs || !names)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		static const char *const attrs[] = { "vendor", "model", "rev" };
+		char raw[64], type[16];
+
+		for (int k = 0; k < 3; k++) {
+			if (sysfs_device_attr(sys, &addrs[i], attrs[k], raw, sizeof(raw)) < 0)
+				raw[0] = '\0';
+			inquiry_field_clean(names[i][k], (const uint8_t *)raw,
+					    strnlen(raw, QUIRK_MODEL_LEN));
+		}
+		devs[i].vendor = names[i][0];
+		devs[i].model = names[i][1];
+		devs[i].revision = names[i][2];
+		devs[i].type = sysfs_device_attr(sys, &addrs[i], "type", type, sizeof(type)) > 0
+				       ? atoi(type)
+				       : -1;
+	}
+	free(addrs);
+	sysfs_free(sys);
+	if (r < 0) {
+		free(devs);
+		free(names);
+		return r;
+	}
+	*ret = devs;
+	*ret_names = names;
+	*ret_count = n;
+	return 0;
+}
+
 static int cmd_export(const struct options *o)
 {
 	struct quirk_diags diags = { 0 };
@@ -572,7 +632,19 @@ static int cmd_export(const struct options *o)
 		fprintf(stderr, "scsi-quirks: cannot load the quirk database: %s\n", strerror(-r));
 		return EXIT_FAILURE;
 	}
-	r = quirk_dev_flags_export(db, &str, &diags);
+	if (o->host_only) {
+		struct quirk_device *devs = NULL;
+		char(*names)[3][QUIRK_MODEL_LEN + 8] = NULL;
+		size_t n = 0;
+
+		r = machine_devices(o->sysroot, &devs, &names, &n);
+		if (r == 0)
+			r = quirk_dev_flags_export_devices(db, devs, n, &str, &diags);
+		free(devs);
+		free(names);
+	} else {
+		r = quirk_dev_flags_export(db, &str, &diags);
+	}
 	print_diags(&diags, true);
 	quirk_diags_clear(&diags);
 	quirk_db_free(db);
@@ -594,7 +666,7 @@ static int cmd_export(const struct options *o)
 			printf("options scsi_mod dev_flags=%s%s%s\n", strchr(str, ' ') ? "\"" : "",
 			       str, strchr(str, ' ') ? "\"" : "");
 		else
-			puts("# no device needs run-time flags the kernel does not already have");
+			puts("# no device needs flags other than the kernel's own");
 	} else {
 		puts(str);
 	}
@@ -843,6 +915,7 @@ int main(int argc, char **argv)
 		OPT_LUN,
 		OPT_OUTPUT,
 		OPT_QUIET,
+		OPT_HOST_ONLY,
 	};
 	static const struct option longopts[] = {
 		{ "quirks-dir", required_argument, NULL, OPT_QUIRKS_DIR },
@@ -870,6 +943,7 @@ int main(int argc, char **argv)
 		{ "lun", required_argument, NULL, OPT_LUN },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -889,7 +963,8 @@ int main(int argc, char **argv)
 		{ "query", database | BIT(OPT_JSON) | BIT(OPT_VENDOR) | BIT(OPT_MODEL) |
 				   BIT(OPT_REVISION) | BIT(OPT_TYPE) | address },
 		{ "list", database | BIT(OPT_JSON) },
-		{ "export", database | BIT(OPT_DEV_FLAGS) | BIT(OPT_MODPROBE) },
+		{ "export", database | BIT(OPT_DEV_FLAGS) | BIT(OPT_MODPROBE) | BIT(OPT_HOST_ONLY) |
+				    BIT(OPT_SYSFS) },
 		{ "compile", database | BIT(OPT_OUTPUT) | BIT(OPT_QUIET) },
 		{ "import", BIT(OPT_DEV_FLAGS) | BIT(OPT_CMDLINE) },
 		{ "suggest", database | BIT(OPT_JSON) | BIT(OPT_SYSFS) },
@@ -917,6 +992,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SYSFS:
 			o.sysroot = optarg;
+			break;
+		case OPT_HOST_ONLY:
+			o.host_only = true;
 			break;
 		case OPT_OUTPUT:
 			o.output = optarg;

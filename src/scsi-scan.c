@@ -378,6 +378,37 @@ static int cmd_resize(const struct options *o, struct sysfs_ctx *sys, struct sel
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/*
+ * What explain adds to the scan's record: the flags the kernel applied to
+ * each LUN that is attached, against the database's. Printed where they
+ * differ (@f), or returned as a JSON array (@f NULL).
+ */
+static json_object *explain_devices(struct sysfs_ctx *sys, struct quirk_db *db,
+				    const struct selector *sel, int nsel, FILE *f)
+{
+	json_object *all = f ? NULL : json_object_new_array();
+
+	for (int i = 0; i < nsel; i++) {
+		struct device_info *list = NULL;
+		size_t n = 0;
+
+		if (device_list(sys, db, &sel[i], &list, &n) < 0)
+			continue;
+		if (all) {
+			json_object *part = output_list_json(list, n);
+
+			for (size_t k = 0; k < json_object_array_length(part); k++)
+				json_object_array_add(
+					all, json_object_get(json_object_array_get_idx(part, k)));
+			json_object_put(part);
+		} else {
+			output_kflags_text(f, list, n);
+		}
+		device_list_free(list, n);
+	}
+	return all;
+}
+
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
 		    struct selector *sel, int nsel, bool explain)
 {
@@ -404,11 +435,17 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 			return EXIT_FAILURE;
 		}
 	}
-	if (o->json)
+	if (o->json && explain) {
+		json_object *root = output_scan_json(&rep);
+
+		json_object_object_add(root, "devices", explain_devices(sys, db, sel, nsel, NULL));
+		print_json(root);
+	} else if (o->json) {
 		print_json(output_scan_json(&rep));
-	else if (explain)
+	} else if (explain) {
 		output_explain_text(stdout, &rep);
-	else
+		explain_devices(sys, db, sel, nsel, stdout);
+	} else
 		output_scan_text(stdout, &rep, o->verbose || ctx.opt.dry_run);
 	failures = scan_report_failures(&rep);
 	if (!o->json)

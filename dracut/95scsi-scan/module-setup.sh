@@ -45,6 +45,18 @@ install() {
 	inst_dir "@image_dir@"
 	"$dracutsysrootdir@bindir@/scsi-quirks" --root "$initdir" --quiet compile ||
 		dwarn "scsi-scan: no compiled quirk database in the initramfs; the text is read"
+	# The database's flags for the devices of this machine, by their own
+	# names, in the form scsi_mod reads when it loads here
+	# (scsi_mod.dev_flags). A value longer than the kernel takes fails the
+	# image: the kernel would refuse the whole parameter.
+	# SCSI_SCAN_SYSROOT: where the devices are read, for packaging tests.
+	mkdir -p "$initdir/etc/modprobe.d"
+	if ! "$dracutsysrootdir@bindir@/scsi-quirks" --root "$initdir" export --modprobe \
+		--host-only ${SCSI_SCAN_SYSROOT:+--sysroot "$SCSI_SCAN_SYSROOT"} \
+		>"$initdir/etc/modprobe.d/scsi-scan-dev-flags.conf"; then
+		dfatal "scsi-scan: the quirk database's device flags cannot reach scsi_mod (see above)"
+		return 1
+	fi
 	# Runs on every pass of the main loop until the root device appears.
 	inst_hook initqueue/settled 10 "$moddir/scsi-scan-settled.sh"
 }

@@ -133,6 +133,16 @@ static int read_int_attr(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 	return end == buf ? -1 : (int)v;
 }
 
+/* Whether an entry of the match gives the device flags. */
+static bool match_names_flags(const struct quirk_match *m)
+{
+	for (size_t i = 0; i < m->count; i++)
+		if (m->sources[i]->sets_flags || m->sources[i]->add_flags ||
+		    m->sources[i]->drop_flags)
+			return true;
+	return false;
+}
+
 int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
 		struct device_info **ret, size_t *ret_count)
 {
@@ -154,6 +164,7 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 	for (size_t i = 0; i < n; i++) {
 		struct device_info *d = &list[count];
 		struct quirk_device dev;
+		bool has_kernel_flags;
 		char raw[64];
 
 		if (!selector_match(sel, &addrs[i]))
@@ -168,8 +179,9 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 			inquiry_field_clean(d->model, (const uint8_t *)raw, strlen(raw));
 		if (sysfs_device_attr(sys, &addrs[i], "rev", raw, sizeof(raw)) >= 0)
 			inquiry_field_clean(d->rev, (const uint8_t *)raw, strlen(raw));
-		sysfs_device_attr(sys, &addrs[i], "blacklist", d->kernel_flags,
-				  sizeof(d->kernel_flags));
+		r = sysfs_device_attr(sys, &addrs[i], "blacklist", d->kernel_flags,
+				      sizeof(d->kernel_flags));
+		has_kernel_flags = r >= 0;
 		sysfs_device_attr(sys, &addrs[i], "state", d->state, sizeof(d->state));
 		sysfs_device_link(sys, &addrs[i], "block", d->block, sizeof(d->block));
 		sysfs_device_link(sys, &addrs[i], "scsi_generic", d->sg, sizeof(d->sg));
@@ -180,6 +192,9 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 		r = quirk_db_match(db, &dev, &d->match);
 		if (r < 0)
 			break;
+		kflags_check(d->match.flags, match_names_flags(&d->match),
+			     has_kernel_flags ? d->kernel_flags : NULL, d->vendor, d->model,
+			     &d->kflags);
 		count++;
 	}
 	free(addrs);
@@ -357,6 +372,51 @@ static json_object *quirks_json(const struct quirk_match *m)
 	return o;
 }
 
+/* The kernel's flags of a LUN against the database's, where they differ. */
+static void kflags_text(FILE *f, const struct kflags_check *c)
+{
+	char a[512], b[512], why[512];
+
+	flags_text(c->database, a, sizeof(a));
+	flags_text(c->kernel, b, sizeof(b));
+	kflags_delivery(c, why, sizeof(why));
+	fprintf(f, "    flags: the database gives %s, the kernel applied %s", a, b);
+	if (c->missing) {
+		flags_text(c->missing, a, sizeof(a));
+		fprintf(f, "; missing %s", a);
+	}
+	if (c->extra) {
+		flags_text(c->extra, a, sizeof(a));
+		fprintf(f, "; not in the database %s", a);
+	}
+	fprintf(f, ": %s\n", why);
+}
+
+static json_object *kflags_json(const struct kflags_check *c)
+{
+	json_object *o;
+	char why[512];
+
+	if (!c->known)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "database", output_flags_json(c->database));
+	json_object_object_add(o, "kernel", output_flags_json(c->kernel));
+	json_object_object_add(o, "database_names_device",
+			       json_object_new_boolean(c->names_device));
+	json_object_object_add(o, "differ", json_object_new_boolean(kflags_differ(c)));
+	json_object_object_add(o, "missing", output_flags_json(c->missing));
+	json_object_object_add(o, "extra", output_flags_json(c->extra));
+	json_object_object_add(o, "unknown", c->unknown[0] ? output_json_string(c->unknown) : NULL);
+	if (kflags_differ(c)) {
+		kflags_delivery(c, why, sizeof(why));
+		json_object_object_add(o, "delivery", output_json_string(why));
+	} else {
+		json_object_object_add(o, "delivery", NULL);
+	}
+	return o;
+}
+
 static char *addr_text(const struct scsi_addr *a, char *buf, size_t len)
 {
 	return scsi_addr_format(a, buf, len);
@@ -370,13 +430,16 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 
 		snprintf(name, sizeof(name), "[%s]", addr_text(&d->addr, hctl, sizeof(hctl)));
 		flags_text(d->match.flags, flags, sizeof(flags));
-		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s\n", name,
+		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s%s\n", name,
 			d->type >= 0 ? pdt_name(d->type) : "?",
 			output_escape(d->vendor, v, sizeof(v)),
 			output_escape(d->model, m, sizeof(m)), output_escape(d->rev, r, sizeof(r)),
 			d->block[0] ? d->block : "-", d->sg[0] ? d->sg : "-", flags,
 			d->match.attach ? "" : " attach=false",
-			d->match.max_lun >= 0 ? " max_lun" : "");
+			d->match.max_lun >= 0 ? " max_lun" : "",
+			kflags_differ(&d->kflags) ? " kernel-flags-differ" : "");
+		if (kflags_differ(&d->kflags))
+			kflags_text(f, &d->kflags);
 		if (!verbose)
 			continue;
 		fprintf(f, "    kernel flags: %s; state: %s\n",
@@ -384,6 +447,19 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 		for (size_t k = 0; k < d->match.count; k++)
 			fprintf(f, "    from %s:%u (%s)\n", d->match.sources[k]->file,
 				d->match.sources[k]->line, d->match.sources[k]->title);
+	}
+}
+
+void output_kflags_text(FILE *f, const struct device_info *list, size_t count)
+{
+	char hctl[40];
+
+	for (size_t i = 0; i < count; i++) {
+		if (!kflags_differ(&list[i].kflags))
+			continue;
+		fprintf(f, "LUN %s: the kernel's flags differ from the database's\n",
+			addr_text(&list[i].addr, hctl, sizeof(hctl)));
+		kflags_text(f, &list[i].kflags);
 	}
 }
 
@@ -413,6 +489,7 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 		json_object_object_add(o, "sg", d->sg[0] ? output_json_string(d->sg) : NULL);
 		json_object_object_add(o, "state", output_json_string(d->state));
 		json_object_object_add(o, "kernel_flags", output_json_string(d->kernel_flags));
+		json_object_object_add(o, "kernel_flags_check", kflags_json(&d->kflags));
 		json_object_object_add(o, "quirks", quirks_json(&d->match));
 		json_object_array_add(arr, o);
 	}

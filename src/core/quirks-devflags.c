@@ -12,19 +12,20 @@
 
 /*
  * What the kernel's compiled-in table gives a device, as 6.x kernels match
- * it: vendor exact, model prefix; an 8-character
- * vendor is stored as 7 and so never matches, a 16-character model is
- * stored as 15 and matches as that shorter prefix. The builtin entries are
- * ordered so that the last match is the kernel's first match.
+ * it: vendor exact, model prefix; an 8-character vendor is stored as 7 and
+ * so never matches, a 16-character model is stored as 15 and matches as
+ * that shorter prefix. The builtin entries are ordered so that the last
+ * match is the kernel's first match. Return: whether one matches.
  */
-static uint64_t kernel_builtin_flags(const struct quirk_db *db, const char *vendor,
-				     const char *model)
+static bool kernel_builtin_flags(const struct quirk_db *db, const char *vendor, const char *model,
+				 uint64_t *ret)
 {
 	const struct vendor_bucket *b = quirk_db_bucket(db, vendor);
-	uint64_t flags = 0;
+	bool matched = false;
 
+	*ret = 0;
 	if (strlen(vendor) >= QUIRK_VENDOR_LEN)
-		return 0;
+		return false;
 	for (size_t i = 0; b && i < b->count; i++) {
 		const struct quirk_entry *k = &db->entries[b->idx[i]];
 		size_t ml;
@@ -34,10 +35,12 @@ static uint64_t kernel_builtin_flags(const struct quirk_db *db, const char *vend
 		ml = strlen(k->model);
 		if (ml >= QUIRK_MODEL_LEN)
 			ml = QUIRK_MODEL_LEN - 1;
-		if (strncmp(model, k->model, ml) == 0)
-			flags = k->flags;
+		if (strncmp(model, k->model, ml) == 0) {
+			*ret = k->flags;
+			matched = true;
+		}
 	}
-	return flags;
+	return matched;
 }
 
 static bool seen_before(const struct quirk_db *db, const struct quirk_entry *e)
@@ -50,33 +53,105 @@ static bool seen_before(const struct quirk_db *db, const struct quirk_entry *e)
 	return false;
 }
 
-static int append(char **buf, size_t *len, const char *v, const char *m, unsigned long long f)
-{
-	char *item, *p;
-	int n;
+/* The items of a dev_flags value, each with what put it there. */
+struct devflag_items {
+	struct devflag_item {
+		char *text;
+		const struct quirk_entry *entry;
+	} * items;
+	size_t count;
+};
 
-	n = asprintf(&item, "%s:%s:0x%llx", v, m, f);
-	if (n < 0)
+static int item_add(struct devflag_items *l, const char *v, const char *m, uint64_t f,
+		    const struct quirk_entry *entry)
+{
+	struct devflag_item *p = realloc(l->items, (l->count + 1) * sizeof(*p));
+
+	if (!p)
 		return -ENOMEM;
-	p = realloc(*buf, *len + n + 2);
-	if (!p) {
-		free(item);
+	l->items = p;
+	if (asprintf(&p[l->count].text, "%s:%s:0x%llx", v, m, (unsigned long long)f) < 0)
 		return -ENOMEM;
-	}
-	if (*len)
-		p[(*len)++] = ',';
-	memcpy(p + *len, item, n + 1);
-	*len += n;
-	*buf = p;
-	free(item);
+	p[l->count++].entry = entry;
 	return 0;
+}
+
+static void items_free(struct devflag_items *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		free(l->items[i].text);
+	free(l->items);
+}
+
+static bool writable(const char *vendor, const char *model)
+{
+	return vendor[0] && !strpbrk(vendor, ":,\"") && !strpbrk(model, ":,\"");
+}
+
+/*
+ * The items joined with ','. A value longer than the kernel takes is an
+ * error naming every item that does not fit: the kernel refuses the whole
+ * parameter, so none may be dropped silently.
+ */
+static int join(const struct devflag_items *l, struct quirk_diags *diags, char **ret)
+{
+	size_t len = 0, total = 0;
+	char *buf;
+	int r;
+
+	for (size_t i = 0; i < l->count; i++)
+		total += strlen(l->items[i].text) + (i ? 1 : 0);
+	if (total > QUIRK_DEV_FLAGS_MAX) {
+		for (size_t i = 0; i < l->count; i++) {
+			const struct quirk_entry *e = l->items[i].entry;
+			size_t n = strlen(l->items[i].text) + (i ? 1 : 0);
+
+			len += n;
+			if (len <= QUIRK_DEV_FLAGS_MAX)
+				continue;
+			r = quirk_diag_add(
+				diags, QUIRK_ERROR, e ? e->file : "dev_flags", e ? e->line : 0,
+				"'%s'%s%s%s does not fit: the dev_flags value would be "
+				"%zu characters, the kernel takes %d (scsi_mod.dev_flags is "
+				"a 256-byte buffer and is refused whole)",
+				l->items[i].text, e ? " (device '" : "", e ? e->title : "",
+				e ? "')" : "", total, QUIRK_DEV_FLAGS_MAX);
+			if (r < 0)
+				return r;
+		}
+		return -ENOSPC;
+	}
+	buf = malloc(total + 1);
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = '\0';
+	for (size_t i = 0; i < l->count; i++) {
+		if (i)
+			buf[len++] = ',';
+		memcpy(buf + len, l->items[i].text, strlen(l->items[i].text) + 1);
+		len += strlen(l->items[i].text);
+	}
+	*ret = buf;
+	return 0;
+}
+
+/* Whether an entry of the match gives the device flags. */
+static const struct quirk_entry *flag_source(const struct quirk_match *m)
+{
+	const struct quirk_entry *last = NULL;
+
+	for (size_t i = 0; i < m->count; i++)
+		if (m->sources[i]->sets_flags || m->sources[i]->add_flags ||
+		    m->sources[i]->drop_flags)
+			last = m->sources[i];
+	return last;
 }
 
 int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags)
 {
-	const uint64_t mask = blist_kernel_mask();
-	size_t len = 0, bad = 0;
-	char *buf = NULL;
+	const uint64_t mask = blist_known_mask();
+	struct devflag_items l = { 0 };
+	size_t bad = 0;
 	int r = 0;
 
 	if (!db->finalized)
@@ -86,6 +161,7 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 		struct quirk_device dev = { .vendor = e->vendor, .model = e->model, .type = -1 };
 		struct quirk_match m;
 		uint64_t want, have;
+		bool builtin;
 
 		if (e->vendor_glob || e->model_glob || seen_before(db, e))
 			continue;
@@ -93,11 +169,15 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 		if (r < 0)
 			break;
 		want = m.flags & mask;
-		quirk_match_clear(&m);
-		have = kernel_builtin_flags(db, e->vendor, e->model) & mask;
-		if (want == have)
+		if (!flag_source(&m)) {
+			quirk_match_clear(&m);
 			continue;
-		if (!e->vendor[0] || strpbrk(e->vendor, ":,\"") || strpbrk(e->model, ":,\"")) {
+		}
+		quirk_match_clear(&m);
+		builtin = kernel_builtin_flags(db, e->vendor, e->model, &have);
+		if (builtin && want == (have & mask))
+			continue;
+		if (!writable(e->vendor, e->model)) {
 			bad++;
 			r = quirk_diag_add(
 				diags, QUIRK_ERROR, e->file, e->line,
@@ -106,7 +186,7 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 				e->title);
 			continue;
 		}
-		r = append(&buf, &len, e->vendor, e->model, (unsigned long long)want);
+		r = item_add(&l, e->vendor, e->model, want, e);
 	}
 	for (size_t i = 0; i < db->count && r == 0; i++) {
 		const struct quirk_entry *e = &db->entries[i];
@@ -116,23 +196,95 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 			bad++;
 			r = quirk_diag_add(diags, QUIRK_ERROR, e->file, e->line,
 					   "device '%s' uses a glob; dev_flags matches literal "
-					   "strings only",
+					   "strings only (export --host-only names the devices of "
+					   "this machine instead)",
 					   e->title);
 		}
 	}
 	if (r == 0 && bad)
 		r = -EINVAL;
-	if (r < 0) {
-		free(buf);
-		return r;
+	if (r == 0)
+		r = join(&l, diags, ret_str);
+	items_free(&l);
+	return r;
+}
+
+int quirk_dev_flags_export_devices(const struct quirk_db *db, const struct quirk_device *devs,
+				   size_t count, char **ret_str, struct quirk_diags *diags)
+{
+	const uint64_t mask = blist_known_mask();
+	struct devflag_items l = { 0 };
+	int r = 0;
+
+	if (!db->finalized)
+		return -EINVAL;
+	for (size_t i = 0; i < count && r == 0; i++) {
+		const struct quirk_device *d = &devs[i];
+		const struct quirk_entry *src;
+		struct quirk_match m;
+		uint64_t want, have;
+		bool builtin, dup = false;
+
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = strcmp(devs[k].vendor, d->vendor) == 0 &&
+			      strcmp(devs[k].model, d->model) == 0;
+		if (dup)
+			continue;
+		r = quirk_db_match(db, d, &m);
+		if (r < 0)
+			break;
+		want = m.flags & mask;
+		src = flag_source(&m);
+		quirk_match_clear(&m);
+		/* No entry: the kernel keeps its driver's own flags. */
+		if (!src)
+			continue;
+		builtin = kernel_builtin_flags(db, d->vendor, d->model, &have);
+		if (builtin && want == (have & mask))
+			continue;
+		if (!writable(d->vendor, d->model)) {
+			r = quirk_diag_add(
+				diags, QUIRK_WARNING, src->file, src->line,
+				"device '%s' ('%s' '%s') cannot be named in dev_flags "
+				"(blank vendor, or ':', ',' or '\"'): the kernel keeps its "
+				"own flags for it",
+				src->title, d->vendor, d->model);
+			continue;
+		}
+		r = item_add(&l, d->vendor, d->model, want, src);
 	}
-	if (!buf) {
-		buf = strdup("");
-		if (!buf)
-			return -ENOMEM;
+	if (r == 0)
+		r = join(&l, diags, ret_str);
+	items_free(&l);
+	return r;
+}
+
+int quirk_dev_flags_check(const struct quirk_db *db, struct quirk_diags *diags)
+{
+	const uint64_t mask = blist_known_mask();
+	int r = 0;
+
+	for (size_t i = 0; i < db->count && r == 0; i++) {
+		const struct quirk_entry *e = &db->entries[i];
+
+		if (e->builtin || !(e->sets_flags || ((e->add_flags | e->drop_flags) & mask)))
+			continue;
+		if (e->vendor_glob || e->model_glob)
+			r = quirk_diag_add(
+				diags, QUIRK_WARNING, e->file, e->line,
+				"device '%s' uses a glob: scsi_mod.dev_flags names devices "
+				"exactly, so its flags reach the kernel only for the devices "
+				"attached when the boot image is made (export --host-only)",
+				e->title);
+		else if (!writable(e->vendor, e->model))
+			r = quirk_diag_add(
+				diags, QUIRK_WARNING, e->file, e->line,
+				"device '%s' cannot be named in scsi_mod.dev_flags (blank "
+				"vendor, or ':', ',' or '\"'): its flags never reach the "
+				"kernel, which keeps its own",
+				e->title);
 	}
-	*ret_str = buf;
-	return 0;
+	return r;
 }
 
 void quirk_dev_flags_free(struct quirk_dev_flag *items, size_t count)

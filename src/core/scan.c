@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blist.h"
 #include "inuse.h"
+#include "kflags.h"
 #include "luns.h"
 #include "scan.h"
 #include "sgio.h"
@@ -433,6 +435,40 @@ static int before_of(const struct host_scan *hs, unsigned int c, unsigned int id
 	return 0;
 }
 
+/* The flags the kernel applied to the first LUN this scan attached, held
+ * against the database's: a difference is logged once, when it attaches. */
+static void log_kflags(const struct scan_ctx *ctx, const struct target_report *t)
+{
+	struct kflags_check c;
+	bool names = false;
+	char name[40], text[1024], a[512], b[512], why[512];
+	struct scsi_addr lun = t->addr;
+	size_t i;
+	int r;
+
+	if (!ctx->log || !t->has_inquiry)
+		return;
+	for (i = 0; i < t->nluns && t->luns[i].outcome != LUN_ATTACHED; i++)
+		;
+	if (i == t->nluns)
+		return;
+	lun.lun = t->luns[i].lun;
+	for (size_t k = 0; k < t->match.count; k++)
+		names |= t->match.sources[k]->sets_flags || t->match.sources[k]->add_flags ||
+			 t->match.sources[k]->drop_flags;
+	r = sysfs_device_attr(ctx->sys, &lun, "blacklist", text, sizeof(text));
+	kflags_check(t->match.flags, names, r >= 0 ? text : NULL, t->inq.vendor, t->inq.model, &c);
+	if (!kflags_differ(&c))
+		return;
+	if (blist_flags_format(c.database, ",", a, sizeof(a)) < 0 || !a[0])
+		snprintf(a, sizeof(a), "-");
+	if (blist_flags_format(c.kernel, ",", b, sizeof(b)) < 0 || !b[0])
+		snprintf(b, sizeof(b), "-");
+	kflags_delivery(&c, why, sizeof(why));
+	slog(ctx, LOG_WARNING, "%s: the kernel applied flags %s, the database gives %s: %s",
+	     scsi_addr_format(&lun, name, sizeof(name)), b, a, why);
+}
+
 /* What the scan did about the device handlers of the LUNs it attached. */
 static void log_handlers(const struct scan_ctx *ctx, const struct target_report *t)
 {
@@ -548,6 +584,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 								  d[i].line, d[i].lun };
 			}
 			log_handlers(ctx, t);
+			log_kflags(ctx, t);
 			slog(ctx, LOG_DEBUG, "%u:%u:%u: %s%s%s", hs->host, da->channel, da->id,
 			     t->failed ? "failed: " : "scanned: ",
 			     t->failed ? t->error : t->end_reason,

@@ -1673,6 +1673,43 @@ class ListExplain(ScanTest):
         self.assertIn("SCSI-2", out)
         self.assertFalse([c for c in t.commands()[before:] if c.startswith("scan")])
 
+    def test_kernel_flags_against_the_database(self):
+        """The flags the kernel applied (blacklist) against the database's:
+        a local entry that drops nostartonadd from the MSA1000, one that
+        adds no_uld_attach to a device no table names, and a QEMU disk whose
+        driver's try_vpd_pages is no difference."""
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "msa" {\n\tvendor = "COMPAQ"\n\tmodel = "MSA1000"\n'
+                        '\tdrop_flags = {"nostartonadd"}\n}\n'
+                        'device "mgmt" {\n\tvendor = "ACME"\n\tmodel = "Ctl"\n'
+                        '\tflags = {"no_uld_attach"}\n}\n')
+            t = self.tree("host 0 max_id 3 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor COMPAQ model MSA1000 version 4 "
+                          "blacklist SPARSELUN_NOSTARTONADD\n"
+                          "lu 0:0:1:0 vendor ACME model Ctl version 5\n"
+                          "lu 0:0:2:0 vendor QEMU model QEMU_HARDDISK version 5 "
+                          "blacklist TRY_VPD_PAGES\n")
+            t.run(quirks=(QUIRKS, etc), rc=0)
+            j = json.loads(t.run("list", "--json", quirks=(QUIRKS, etc), rc=0).stdout)["devices"]
+            text = t.run("list", quirks=(QUIRKS, etc), rc=0).stdout
+            out = t.run("explain", "0:0:1", quirks=(QUIRKS, etc), rc=0).stdout
+            ej = json.loads(t.run("explain", "0:0:0", "--json", quirks=(QUIRKS, etc),
+                                  rc=0).stdout)
+        checks = {d["hctl"]: d["kernel_flags_check"] for d in j}
+        self.assertEqual((checks["0:0:0:0"]["differ"], checks["0:0:0:0"]["extra"]),
+                         (True, ["nostartonadd"]))
+        self.assertEqual((checks["0:0:1:0"]["differ"], checks["0:0:1:0"]["missing"]),
+                         (True, ["no_uld_attach"]))
+        self.assertEqual((checks["0:0:2:0"]["differ"], checks["0:0:2:0"]["database_names_device"]),
+                         (False, False))
+        self.assertIn("when scsi_mod loads", checks["0:0:1:0"]["delivery"])
+        self.assertEqual(text.count("kernel-flags-differ"), 2)
+        self.assertIn("the database gives no_uld_attach, the kernel applied -", text)
+        self.assertIn("LUN 0:0:1:0: the kernel's flags differ from the database's", out)
+        self.assertEqual([d["hctl"] for d in ej["devices"]], ["0:0:0:0"])
+        self.assertTrue(ej["devices"][0]["kernel_flags_check"]["differ"])
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[5:], verbosity=2)

@@ -18,6 +18,7 @@
 #include "inquiry.h"
 #include "lunmask.h"
 #include "handler.h"
+#include "kflags.h"
 #include "quirks.h"
 
 static const char *data_dir;
@@ -838,6 +839,90 @@ START_TEST(handler_steps)
 }
 END_TEST
 
+/* The kernel's flags of a LUN against the database's. */
+static const struct kflags_case {
+	const char *what;
+	uint64_t database;
+	bool names;
+	const char *blacklist;
+	const char *vendor;
+	bool differ;
+	uint64_t missing, extra;
+	const char *unknown;
+	bool deliverable;
+} kflags_cases[] = {
+	{ .what = "the same",
+	  .database = BLIST_SPARSELUN,
+	  .names = true,
+	  .blacklist = "SPARSELUN",
+	  .vendor = "DELL",
+	  .deliverable = true },
+	{ .what = "the database adds one",
+	  .database = BLIST_SPARSELUN | BLIST_NO_ULD_ATTACH,
+	  .names = true,
+	  .blacklist = "SPARSELUN",
+	  .vendor = "ACME",
+	  .differ = true,
+	  .missing = BLIST_NO_ULD_ATTACH,
+	  .deliverable = true },
+	{ .what = "the database drops one (the MSA1000 example)",
+	  .database = BLIST_SPARSELUN,
+	  .names = true,
+	  .blacklist = "SPARSELUN NOSTARTONADD",
+	  .vendor = "COMPAQ",
+	  .differ = true,
+	  .extra = BLIST_NOSTARTONADD,
+	  .deliverable = true },
+	{ .what = "no entry: the driver's flags are no difference",
+	  .blacklist = "TRY_VPD_PAGES",
+	  .vendor = "QEMU",
+	  .deliverable = true },
+	{ .what = "an entry without flags replaces the driver's",
+	  .names = true,
+	  .blacklist = "TRY_VPD_PAGES",
+	  .vendor = "QEMU",
+	  .differ = true,
+	  .extra = BLIST_TRY_VPD_PAGES,
+	  .deliverable = true },
+	{ .what = "no blacklist attribute",
+	  .database = BLIST_NOLUN,
+	  .names = true,
+	  .vendor = "ACME",
+	  .deliverable = true },
+	{ .what = "a name no flag has",
+	  .database = BLIST_SPARSELUN,
+	  .names = true,
+	  .blacklist = "SPARSELUN INVALID_BIT(40)",
+	  .vendor = "ACME",
+	  .unknown = "INVALID_BIT(40)",
+	  .deliverable = true },
+	{ .what = "a blank vendor cannot be named in dev_flags",
+	  .database = BLIST_NOLUN,
+	  .names = true,
+	  .blacklist = "",
+	  .vendor = "",
+	  .differ = true,
+	  .missing = BLIST_NOLUN },
+};
+
+START_TEST(kflags_checks)
+{
+	const struct kflags_case *c = &kflags_cases[_i];
+	struct kflags_check k;
+	char why[512];
+
+	kflags_check(c->database, c->names, c->blacklist, c->vendor, "Model", &k);
+	ck_assert_msg(kflags_differ(&k) == c->differ, "%s", c->what);
+	ck_assert_msg(k.known == (c->blacklist != NULL), "%s", c->what);
+	ck_assert_uint_eq(k.missing, c->missing);
+	ck_assert_uint_eq(k.extra, c->extra);
+	ck_assert_str_eq(k.unknown, c->unknown ? c->unknown : "");
+	ck_assert_msg(k.deliverable == c->deliverable, "%s", c->what);
+	kflags_delivery(&k, why, sizeof(why));
+	ck_assert_ptr_nonnull(strstr(why, c->deliverable ? "when scsi_mod loads" : "cannot name"));
+}
+END_TEST
+
 /* A handler's name must be one dh_state can take. */
 START_TEST(handler_names)
 {
@@ -971,27 +1056,85 @@ START_TEST(dev_flags_export_shipped)
 {
 	struct quirk_diags d = { 0 };
 	struct quirk_db *db = load_shipped();
+	struct quirk_device devs[] = {
+		{ .vendor = "SYNOLOGY", .model = "iSCSI Storage", .type = 0 },
+		{ .vendor = "COMPAQ", .model = "MSA1000", .type = 0 },
+		{ .vendor = "QEMU", .model = "QEMU HARDDISK", .type = 0 },
+		{ .vendor = "SYNOLOGY", .model = "iSCSI Storage", .type = 0 },
+	};
 	struct quirk_dev_flag *items;
 	const char *err;
 	char *s;
 	size_t n;
 
-	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), 0);
+	/* The whole table's entries that 6.x kernels no longer match (their
+	 * 8-character vendors), each with its whole value, do not fit: every
+	 * one past the limit is named, none is dropped. */
+	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), -ENOSPC);
+	ck_assert_uint_ge(quirk_diags_count(&d, QUIRK_ERROR), 5);
+	ck_assert_ptr_nonnull(strstr(d.items[0].message, "does not fit"));
+	quirk_diags_clear(&d);
+	/* The devices of one machine do: the one whose vendor the kernel's
+	 * table no longer matches, once; the MSA1000 and the QEMU disk get
+	 * what the kernel's table (or driver) gives them already. */
+	ck_assert_int_eq(quirk_dev_flags_export_devices(db, devs, 4, &s, &d), 0);
 	ck_assert_uint_eq(d.count, 0);
-	ck_assert_uint_le(strlen(s), 255);
+	ck_assert_str_eq(s, "SYNOLOGY:iSCSI Storage:0x40000000");
 	ck_assert_int_eq(quirk_dev_flags_parse(s, &items, &n, &err), 0);
-	/* exactly the builtin entries with 8-character vendors and run-time
-	 * flags, which 6.x kernels no longer match */
-	ck_assert_uint_eq(n, 7);
-	for (size_t i = 0; i < n; i++) {
-		ck_assert_uint_eq(strlen(items[i].vendor), 8);
-		ck_assert_uint_eq(items[i].flags & ~blist_kernel_mask(), 0);
-	}
-	ck_assert_ptr_nonnull(strstr(s, "SYNOLOGY:iSCSI Storage:0x40000000"));
-	ck_assert_ptr_nonnull(strstr(s, "MATSHITA:DMC-LC5:0x80400"));
+	ck_assert_uint_eq(n, 1);
 	quirk_dev_flags_free(items, n);
 	free(s);
 	quirk_db_free(db);
+}
+END_TEST
+
+/* The MSA1000 example of scsi-quirks.d(5), the value whole (sparselun
+ * stays), and a glob entry reaching the kernel through a device's own
+ * strings. */
+START_TEST(dev_flags_export_devices)
+{
+	static const char text[] =
+		"device \"msa\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000\"\n"
+		" flags = {\"sparselun\", \"nostartonadd\"}\n builtin = true\n}\n"
+		"device \"local\" {\n vendor = \"COMPAQ\"\n model = \"MSA1000\"\n"
+		" drop_flags = {\"nostartonadd\"}\n}\n"
+		"device \"mgmt\" {\n vendor = \"ACME\"\n model = \"Ctl*\"\n"
+		" flags = {\"no_uld_attach\"}\n}\n";
+	struct quirk_device devs[] = {
+		{ .vendor = "COMPAQ", .model = "MSA1000", .type = 0 },
+		{ .vendor = "ACME", .model = "Ctl 2", .type = 12 },
+		{ .vendor = "ACME", .model = "Disk", .type = 0 },
+	};
+	struct quirk_diags d = { 0 };
+	struct quirk_db *db = db_from(text, &d);
+	char *s, big[64];
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_int_eq(quirk_dev_flags_export_devices(db, devs, 3, &s, &d), 0);
+	ck_assert_str_eq(s, "COMPAQ:MSA1000:0x40,ACME:Ctl 2:0x100000");
+	free(s);
+	quirk_db_free(db);
+	quirk_diags_clear(&d);
+
+	/* Too many for the kernel: an error that names what does not fit. */
+	{
+		struct quirk_device many[40];
+		char vendors[40][16];
+
+		db = db_from("device \"g\" {\n vendor = \"V*\"\n flags = {\"notq\"}\n}\n", &d);
+		ck_assert_ptr_nonnull(db);
+		for (int i = 0; i < 40; i++) {
+			snprintf(vendors[i], sizeof(vendors[i]), "V%02d", i);
+			many[i] = (struct quirk_device){ .vendor = vendors[i],
+							 .model = "Disk",
+							 .type = 0 };
+		}
+		ck_assert_int_eq(quirk_dev_flags_export_devices(db, many, 40, &s, &d), -ENOSPC);
+		snprintf(big, sizeof(big), "'V39:Disk:0x20' (device 'g') does not fit");
+		ck_assert_ptr_nonnull(strstr(d.items[d.count - 1].message, big));
+		quirk_diags_clear(&d);
+		quirk_db_free(db);
+	}
 }
 END_TEST
 
@@ -1011,7 +1154,9 @@ START_TEST(dev_flags_export_admin_changes)
 
 	ck_assert_ptr_nonnull(db);
 	ck_assert_int_eq(quirk_dev_flags_export(db, &s, &d), 0);
-	ck_assert_str_eq(s, "ACME:Disk:0x0,NEWCO:Array:0x20000000");
+	/* every flag the kernel knows, scan flags included: a dev_flags entry
+	 * replaces the table's whole value */
+	ck_assert_str_eq(s, "ACME:Disk:0x40,NEWCO:Array:0x20000001,SCANCO:X:0x40");
 	free(s);
 	quirk_db_free(db);
 
@@ -1316,6 +1461,7 @@ static Suite *quirks_suite(void)
 	tcase_add_loop_test(tc, handler_steps, 0,
 			    sizeof(handler_step_cases) / sizeof(handler_step_cases[0]));
 	tcase_add_test(tc, handler_names);
+	tcase_add_loop_test(tc, kflags_checks, 0, sizeof(kflags_cases) / sizeof(kflags_cases[0]));
 	tcase_add_test(tc, blist_table_matches_kernel);
 	tcase_add_test(tc, blist_format);
 	suite_add_tcase(s, tc);
@@ -1323,6 +1469,7 @@ static Suite *quirks_suite(void)
 	tc = tcase_create("dev_flags");
 	tcase_add_test(tc, dev_flags_parse_kernel_syntax);
 	tcase_add_test(tc, dev_flags_export_shipped);
+	tcase_add_test(tc, dev_flags_export_devices);
 	tcase_add_test(tc, dev_flags_export_admin_changes);
 	suite_add_tcase(s, tc);
 
