@@ -435,6 +435,19 @@ int quirk_db_load_cached(const char *const *dirs, size_t ndirs, struct quirk_cac
 int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags);
 
 /**
+ * quirk_dev_flags_items() - the items quirk_dev_flags_export() selects, one
+ *	string each, without its length limit (for /proc/scsi/device_info)
+ * @db: a finalized database
+ * @ret_items: set to a malloc'ed, NULL-terminated array of malloc'ed
+ *	"VENDOR:MODEL:0xFLAGS" strings; entries that cannot be written are left
+ *	out
+ * @ret_count: how many
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quirk_dev_flags_items(const struct quirk_db *db, char ***ret_items, size_t *ret_count);
+
+/**
  * quirk_dev_flags_export_devices() - the dev_flags string for the devices of
  *	a machine (host-only, as dracut's host-only images)
  * @db: a finalized database

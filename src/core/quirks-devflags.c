@@ -147,10 +147,12 @@ static const struct quirk_entry *flag_source(const struct quirk_match *m)
 	return last;
 }
 
-int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags)
+/* The literal entries whose merged flags differ from the kernel's table;
+ * with @diags, what cannot be written is an error there (-EINVAL). */
+static int select_entries(const struct quirk_db *db, struct devflag_items *l,
+			  struct quirk_diags *diags)
 {
 	const uint64_t mask = blist_known_mask();
-	struct devflag_items l = { 0 };
 	size_t bad = 0;
 	int r = 0;
 
@@ -179,16 +181,17 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 			continue;
 		if (!writable(e->vendor, e->model)) {
 			bad++;
-			r = quirk_diag_add(
-				diags, QUIRK_ERROR, e->file, e->line,
-				"device '%s' cannot be written as dev_flags (blank vendor, "
-				"or ':', ',' or '\"' in vendor or model)",
-				e->title);
+			if (diags)
+				r = quirk_diag_add(
+					diags, QUIRK_ERROR, e->file, e->line,
+					"device '%s' cannot be written as dev_flags (blank vendor, "
+					"or ':', ',' or '\"' in vendor or model)",
+					e->title);
 			continue;
 		}
-		r = item_add(&l, e->vendor, e->model, want, e);
+		r = item_add(l, e->vendor, e->model, want, e);
 	}
-	for (size_t i = 0; i < db->count && r == 0; i++) {
+	for (size_t i = 0; diags && i < db->count && r == 0; i++) {
 		const struct quirk_entry *e = &db->entries[i];
 
 		if ((e->vendor_glob || e->model_glob) && !e->builtin &&
@@ -201,12 +204,45 @@ int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct qui
 					   e->title);
 		}
 	}
-	if (r == 0 && bad)
+	if (r == 0 && bad && diags)
 		r = -EINVAL;
+	return r;
+}
+
+int quirk_dev_flags_export(const struct quirk_db *db, char **ret_str, struct quirk_diags *diags)
+{
+	struct devflag_items l = { 0 };
+	int r;
+
+	r = select_entries(db, &l, diags);
 	if (r == 0)
 		r = join(&l, diags, ret_str);
 	items_free(&l);
 	return r;
+}
+
+int quirk_dev_flags_items(const struct quirk_db *db, char ***ret_items, size_t *ret_count)
+{
+	struct devflag_items l = { 0 };
+	char **items;
+	int r;
+
+	r = select_entries(db, &l, NULL);
+	if (r < 0) {
+		items_free(&l);
+		return r;
+	}
+	items = calloc(l.count + 1, sizeof(*items));
+	if (!items) {
+		items_free(&l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l.count; i++)
+		items[i] = l.items[i].text;
+	free(l.items);
+	*ret_items = items;
+	*ret_count = l.count;
+	return 0;
 }
 
 int quirk_dev_flags_export_devices(const struct quirk_db *db, const struct quirk_device *devs,

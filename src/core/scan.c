@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "blist.h"
+#include "devinfo.h"
 #include "inuse.h"
 #include "kflags.h"
 #include "luns.h"
@@ -765,6 +766,21 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 	unsigned int *hosts = NULL;
 	size_t n = 0;
 	int r = 0;
+
+	/* Where the kernel takes device entries at run time, the LUNs this
+	 * scan attaches get the database's flags. */
+	if (!ctx->opt.dry_run && !ctx->opt.investigate) {
+		size_t written;
+
+		r = devinfo_proc_sync(ctx->sys, ctx->db, &written);
+		if (r < 0 && r != -ENOENT)
+			slog(ctx, LOG_WARNING, "quirks: cannot write /proc/scsi/device_info: %s",
+			     strerror(-r));
+		else if (written)
+			slog(ctx, LOG_INFO, "quirks: %zu entries written to /proc/scsi/device_info",
+			     written);
+		r = 0;
+	}
 
 	/* One host asked for: the others are not even listed. */
 	if (sel->host != SCAN_WILDCARD) {

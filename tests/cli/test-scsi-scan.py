@@ -734,6 +734,29 @@ class DeviceHandlers(ScanTest):
         self.assertFalse([c for c in t.commands() if c.startswith("dh_state")])
 
 
+class ProcDeviceInfo(ScanTest):
+    def test_entries_written_once(self):
+        """A kernel with /proc/scsi/device_info takes the database's entries at
+        run time, before the scan attaches anything; an entry the list has
+        already is not written again."""
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "msa" {\n\tvendor = "COMPAQ"\n\tmodel = "MSA1000"\n'
+                        '\tdrop_flags = {"nostartonadd"}\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0\n")
+            t.write("proc/scsi/device_info", "[scsi_devinfo_global]:\n'COMPAQ' 'MSA1000' 0x1040\n")
+            t.run(quirks=(QUIRKS, etc), rc=0)
+            self.assertIn("device_info COMPAQ:MSA1000:0x40", t.commands())
+            with open(os.path.join(t.root, "proc/scsi/device_info")) as f:
+                first = next(line for line in f
+                             if line.startswith("'COMPAQ  ' 'MSA1000         '"))
+            self.assertEqual(first, "'COMPAQ  ' 'MSA1000         ' 0x40\n")
+            n = len([c for c in t.commands() if c.startswith("device_info")])
+            t.run(quirks=(QUIRKS, etc), rc=0)
+            t.run("--dry-run", quirks=(QUIRKS, etc), rc=0)
+            self.assertEqual(len([c for c in t.commands() if c.startswith("device_info")]), n)
+
+
 class CompiledImage(ScanTest):
     """scsi-quirks compile: scsi-scan loads the image while every file and
     directory it was made from is unchanged, and the text otherwise."""

@@ -26,6 +26,10 @@
  *   inquiry H:C:T:L fail
  *   gone H:C:T          (every command fails with DID_NO_CONNECT, no sense)
  *
+ * A write of "VENDOR:MODEL:FLAGS[,...]" to proc/scsi/device_info puts each
+ * item at the head of that file, as "'VENDOR  ' 'MODEL           ' 0xFLAGS"
+ * (CONFIG_SCSI_PROC_FS).
+ *
  * Strings in the script use '_' for spaces. Writes to a host's "scan" file
  * attach the named LUN as the kernel would (a directory under
  * sys/bus/scsi/devices with its attributes and an sg node), writes to a
@@ -716,6 +720,45 @@ static ssize_t fake_dh_state(const char *path, const void *buf, size_t n)
 	return (ssize_t)n;
 }
 
+/* A write to proc/scsi/device_info: the kernel's list gets the items at
+ * its head, and the file shows them first. */
+static ssize_t fake_device_info(const char *path, const void *buf, size_t n)
+{
+	char in[512], out[4096] = "", old[8192] = "", *item, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(in, sizeof(in), "%.*s", (int)(n < sizeof(in) - 1 ? n : sizeof(in) - 1),
+		 (const char *)buf);
+	f = fopen(path, "r");
+	if (f) {
+		len = fread(old, 1, sizeof(old) - 1, f);
+		old[len] = '\0';
+		fclose(f);
+	}
+	for (item = strtok_r(in, ",\n", &save); item; item = strtok_r(NULL, ",\n", &save)) {
+		char vendor[16] = "", model[32] = "", line[96];
+		unsigned long long flags = 0;
+
+		if (sscanf(item, "%15[^:]:%31[^:]:%llx", vendor, model, &flags) != 3) {
+			errno = EINVAL;
+			return -1;
+		}
+		snprintf(line, sizeof(line), "'%-8.8s' '%-16.16s' 0x%llx\n", vendor, model, flags);
+		/* later items go to the head before earlier ones */
+		memmove(out + strlen(line), out, strlen(out) + 1);
+		memcpy(out, line, strlen(line));
+		note("device_info %s", item);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot write %s", path);
+	fputs(out, f);
+	fputs(old, f);
+	fclose(f);
+	return (ssize_t)n;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -750,6 +793,12 @@ ssize_t write(int fd, const void *buf, size_t n)
 	    strcmp(strrchr(path, '/'), "/rescan") == 0) {
 		pthread_mutex_lock(&lock);
 		len = fake_rescan(path, n);
+		pthread_mutex_unlock(&lock);
+		return len;
+	}
+	if (strcmp(path + rl, "/proc/scsi/device_info") == 0) {
+		pthread_mutex_lock(&lock);
+		len = fake_device_info(path, buf, n);
 		pthread_mutex_unlock(&lock);
 		return len;
 	}

@@ -17,6 +17,7 @@
 #include "blist.h"
 #include "inquiry.h"
 #include "lunmask.h"
+#include "devinfo.h"
 #include "handler.h"
 #include "kflags.h"
 #include "quirks.h"
@@ -923,6 +924,26 @@ START_TEST(kflags_checks)
 }
 END_TEST
 
+/* What /proc/scsi/device_info already gives a device: the first line for
+ * its vendor and model decides, as the kernel's lookup does. */
+START_TEST(devinfo_listed_rows)
+{
+	static const char proc[] = "'COMPAQ  ' 'MSA1000         ' 0x40\n"
+				   "'ACME    ' 'Ctl             ' 0x0\n"
+				   "'ACME    ' 'Ctl             ' 0x100000\n"
+				   "[scsi_devinfo_global]:\n"
+				   "'COMPAQ' 'MSA1000' 0x1040\n";
+
+	ck_assert(devinfo_listed(proc, "COMPAQ:MSA1000:0x40"));
+	ck_assert(!devinfo_listed(proc, "COMPAQ:MSA1000:0x1040"));
+	ck_assert(!devinfo_listed(proc, "ACME:Ctl:0x100000"));
+	ck_assert(devinfo_listed(proc, "ACME:Ctl:0x0"));
+	ck_assert(!devinfo_listed(proc, "ACME:Ctl 2:0x0"));
+	ck_assert(!devinfo_listed("", "ACME:Ctl:0x0"));
+	ck_assert(!devinfo_listed(proc, "not an item"));
+}
+END_TEST
+
 /* A handler's name must be one dh_state can take. */
 START_TEST(handler_names)
 {
@@ -1461,6 +1482,7 @@ static Suite *quirks_suite(void)
 	tcase_add_loop_test(tc, handler_steps, 0,
 			    sizeof(handler_step_cases) / sizeof(handler_step_cases[0]));
 	tcase_add_test(tc, handler_names);
+	tcase_add_test(tc, devinfo_listed_rows);
 	tcase_add_loop_test(tc, kflags_checks, 0, sizeof(kflags_cases) / sizeof(kflags_cases[0]));
 	tcase_add_test(tc, blist_table_matches_kernel);
 	tcase_add_test(tc, blist_format);
