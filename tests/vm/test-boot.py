@@ -13,6 +13,7 @@ an empty mount point for the run). Needs root (as CI runs).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,9 +29,45 @@ MARKER = "SCSI-SCAN-ROOT-MOUNTED"
 
 ROOT_INIT = f"""#!/bin/busybox sh
 /bin/busybox mount -t proc proc /proc 2>/dev/null
+/bin/busybox mount -t sysfs sysfs /sys 2>/dev/null
 echo "{MARKER} $(/bin/busybox cat /proc/cmdline)"
+# the flags the kernel applied to each LUN, and whether sd took it
+for d in /sys/bus/scsi/devices/*:*:*:*; do
+	[ -e "$d/vendor" ] || continue
+	v=$(/bin/busybox cat $d/vendor | /bin/busybox tr -d ' ')
+	m=$(/bin/busybox cat $d/model | /bin/busybox tr -d ' ')
+	b=$(/bin/busybox ls $d/block 2>/dev/null | /bin/busybox wc -l)
+	echo "@@F $v/$m blacklist=[$(/bin/busybox cat $d/blacklist)] block=$b"
+done
 /bin/busybox poweroff -f
 """
+# A local quirk file: nostartonadd dropped from a device the kernel's table
+# names (scsi-quirks.d(5)'s example), no_uld_attach for one no table knows.
+FLAGS_QUIRKS = """device "msa" {
+	vendor = "COMPAQ"
+	model = "MSA1000"
+	drop_flags = {"nostartonadd"}
+}
+device "ctl" {
+	vendor = "ACME"
+	model = "Ctl"
+	flags = {"no_uld_attach"}
+}
+"""
+
+
+def fake_sysfs(path, devices):
+    """The SCSI devices of the machine an image is made for, as the hook reads
+    them (SCSI_SCAN_SYSROOT): (vendor, model) each."""
+    for n, (vendor, model) in enumerate(devices):
+        dev = os.path.join(path, f"sys/bus/scsi/devices/0:0:{n}:0")
+        os.makedirs(dev)
+        for name, value in (("vendor", f"{vendor:<8}"), ("model", f"{model:<16}"),
+                            ("type", "0")):
+            with open(os.path.join(dev, name), "w") as f:
+                f.write(value + "\n")
+    os.makedirs(os.path.join(path, "sys/bus/scsi/devices"), exist_ok=True)
+    return path
 
 
 def make_root(path, tmp):
@@ -45,9 +82,10 @@ def make_root(path, tmp):
     subprocess.run(["mkfs.ext4", "-q", "-F", "-U", UUID, "-d", tree, path, "16M"], check=True)
 
 
-def make_initramfs(out, release, moddir, staging, with_hook, tmp):
-    """mkinitramfs with a configuration of our own (MODULES=list)."""
-    conf = os.path.join(tmp, "conf-hook" if with_hook else "conf-plain")
+def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=None):
+    """mkinitramfs with a configuration of our own (MODULES=list); the hook
+    reads the machine's devices under @sysroot."""
+    conf = os.path.join(tmp, name or ("conf-hook" if with_hook else "conf-plain"))
     os.makedirs(os.path.join(conf, "hooks"))
     os.makedirs(os.path.join(conf, "scripts"))
     os.makedirs(os.path.join(conf, "conf.d"))
@@ -72,19 +110,29 @@ def make_initramfs(out, release, moddir, staging, with_hook, tmp):
     # Only the tree under test's hook and scripts, never a copy of the
     # project installed on this machine (/usr/share/initramfs-tools).
     binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
-    p = vmlib.run_private(f"SCSI_SCAN_ROOT={staging} mkinitramfs -d {conf} -o {out} {release}\n",
-                          binds)
+    p = vmlib.run_private(f"SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
+                          f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
     if p.returncode != 0:
         raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
 
 
 def disks(layout):
-    """QEMU arguments for one virtio-scsi controller; layout: (id, lun, image)."""
+    """QEMU arguments for one virtio-scsi controller; layout: (id, lun, image)
+    or (id, lun, image, vendor, product)."""
     args = ["-device", "virtio-scsi-pci,id=vs0"]
-    for i, (sid, lun, img) in enumerate(layout):
+    for i, (sid, lun, img, *names) in enumerate(layout):
+        dev = f"scsi-hd,drive=d{i},bus=vs0.0,scsi-id={sid},lun={lun}"
+        if names:
+            dev += f",vendor={names[0]},product={names[1]}"
         args += ["-drive", f"if=none,id=d{i},file={img},format=raw,snapshot=on",
-                 "-device", f"scsi-hd,drive=d{i},bus=vs0.0,scsi-id={sid},lun={lun}"]
+                 "-device", dev]
     return args
+
+
+def flags_of(out):
+    """vendor/model -> (blacklist, block devices) from the root's @@F lines."""
+    return {m.group(1): (m.group(2), int(m.group(3)))
+            for m in re.finditer(r"^@@F (\S+/\S+) blacklist=\[(.*)\] block=(\d+)", out, re.M)}
 
 
 def main():
@@ -101,20 +149,46 @@ def main():
         vmlib.install_project(BUILD, staging)
         root = os.path.join(tmp, "root.img")
         other = os.path.join(tmp, "other.img")
+        other2 = os.path.join(tmp, "other2.img")
         make_root(root, tmp)
         subprocess.run(["truncate", "-s", "8M", other], check=True)
+        subprocess.run(["truncate", "-s", "8M", other2], check=True)
         t0 = time.monotonic()
         hooked = os.path.join(tmp, "initrd-hook.img")
         plain = os.path.join(tmp, "initrd-plain.img")
-        make_initramfs(hooked, release, moddir, staging, True, tmp)
-        make_initramfs(plain, release, moddir, staging, False, tmp)
-        vmlib.log(f"two initramfs images built in {time.monotonic() - t0:.0f} s")
+        flagged = os.path.join(tmp, "initrd-flags.img")
+        # The images are made for the test's guest, not this machine: the
+        # hook reads no device here, or the guest's two (COMPAQ MSA1000,
+        # ACME Ctl) under the local quirk file.
+        nodev = fake_sysfs(os.path.join(tmp, "sys-none"), [])
+        guest = fake_sysfs(os.path.join(tmp, "sys-guest"),
+                           [("COMPAQ", "MSA1000"), ("ACME", "Ctl")])
+        make_initramfs(hooked, release, moddir, staging, True, tmp, nodev)
+        make_initramfs(plain, release, moddir, staging, False, tmp, nodev)
+        staging2 = os.path.join(tmp, "staging-flags")
+        shutil.copytree(staging, staging2, symlinks=True)
+        os.makedirs(os.path.join(staging2, "etc", "scsi-scan", "quirks.d"), exist_ok=True)
+        with open(os.path.join(staging2, "etc", "scsi-scan", "quirks.d", "50-flags.conf"),
+                  "w") as f:
+            f.write(FLAGS_QUIRKS)
+        make_initramfs(flagged, release, moddir, staging2, True, tmp, guest, "conf-flags")
+        p = subprocess.run(["sh", "-c", f"unmkinitramfs {flagged} {tmp}/x && "
+                            f"cat {tmp}/x/etc/modprobe.d/scsi-scan-dev-flags.conf "
+                            f"{tmp}/x/main/etc/modprobe.d/scsi-scan-dev-flags.conf 2>/dev/null"],
+                           capture_output=True, text=True)
+        modprobe_line = p.stdout.strip()
+        vmlib.log(f"three initramfs images built in {time.monotonic() - t0:.0f} s; "
+                  f"the flags image carries: {modprobe_line}")
+        two = [(1, 0, other, "COMPAQ", "MSA1000"), (2, 0, other2, "ACME", "Ctl")]
         cases = [
             ("root at LUN 0", hooked, [(0, 0, root)], True),
             ("root at LUN 3", hooked, [(0, 0, other), (0, 3, root)], True),
             ("root on a target without LUN 0", hooked, [(1, 2, root)], True),
             ("no hook: root never found", plain, [(0, 0, root)], False),
+            ("the kernel's own flags", hooked, [(0, 0, root)] + two, True),
+            ("the database's flags", flagged, [(0, 0, root)] + two, True),
         ]
+        outs = {}
         for name, initrd, layout, expect in cases:
             t0 = time.monotonic()
             append = (f"root=UUID={UUID} rootwait scsi_mod.scan=manual panic=1 "
@@ -128,6 +202,7 @@ def main():
                 out = p.stdout
             except subprocess.TimeoutExpired as e:
                 out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
+            outs[name] = out
             found = MARKER in out
             gave_up = "does not exist" in out or "Gave up waiting" in out
             ok = found if expect else (not found and gave_up)
@@ -138,7 +213,20 @@ def main():
             if not ok:
                 failed.append(name)
                 print("\n".join(out.splitlines()[-40:]))
-    print(f"{SERIES}: boot {len(cases) - len(failed)} passed, {len(failed)} failed, "
+    # dev_flags from the image: a flag the database drops, one it adds to a
+    # device no table knows (which sd then does not take)
+    before, after = flags_of(outs.get("the kernel's own flags", "")), flags_of(
+        outs.get("the database's flags", ""))
+    want = {"COMPAQ/MSA1000": ("SPARSELUN", 1), "ACME/Ctl": ("NO_ULD_ATTACH", 0)}
+    ok = (all(after.get(k) == v for k, v in want.items()) and
+          before.get("COMPAQ/MSA1000", ("",))[0] == "SPARSELUN NOSTARTONADD" and
+          before.get("ACME/Ctl", ("", 0))[1] == 1 and
+          modprobe_line == 'options scsi_mod dev_flags=COMPAQ:MSA1000:0x40,ACME:Ctl:0x100000')
+    print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {'dev_flags from the image':34} "
+          f"{modprobe_line!r}; blacklist and sd before: {before}; after: {after}")
+    if not ok:
+        failed.append("dev_flags")
+    print(f"{SERIES}: boot {len(cases) + 1 - len(failed)} passed, {len(failed)} failed, "
           f"in {time.monotonic() - start:.0f} s")
     return 1 if failed else 0
 

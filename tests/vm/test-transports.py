@@ -56,11 +56,14 @@ INIT=iqn.2026-12.org.example.scsi-scan:guest
 T1=iqn.2003-01.org.linux-iscsi.test:t1
 T2=iqn.2003-01.org.linux-iscsi.test:t2
 T3=iqn.2003-01.org.linux-iscsi.test:t3
+# A unit serial, as targetcli sets one: without it LIO lists no VPD page
+# (and so no device identification, which the alua handler needs).
+serial() { echo "scsi-scan-test-$2" > $1/wwn/vpd_unit_serial; echo $1; }
 backstore_rd() { mkdir -p $C/core/rd_mcp_0/$1; echo rd_pages=64 > $C/core/rd_mcp_0/$1/control
-	echo 1 > $C/core/rd_mcp_0/$1/enable; echo $C/core/rd_mcp_0/$1; }
+	echo 1 > $C/core/rd_mcp_0/$1/enable; serial $C/core/rd_mcp_0/$1 $1; }
 backstore_file() { mkdir -p $C/core/fileio_1/$1
 	echo fd_dev_name=/tmp/$1.img,fd_dev_size=4194304 > $C/core/fileio_1/$1/control
-	echo 1 > $C/core/fileio_1/$1/enable; echo $C/core/fileio_1/$1; }
+	echo 1 > $C/core/fileio_1/$1/enable; serial $C/core/fileio_1/$1 $1; }
 lun() { # target lun backstore-dir
 	mkdir -p $C/iscsi/$1/tpgt_1/lun/lun_$2 $C/iscsi/$1/tpgt_1/acls/$INIT/lun_$2
 	ln -s $3 $C/iscsi/$1/tpgt_1/lun/lun_$2/port
@@ -95,6 +98,12 @@ done
 echo "@@HOSTS k1=$k1 o1=$o1 k2=$k2 o2=$o2 k3=$k3 o3=$o3"
 for h in $k1 $o1; do echo "0 9 0" > /sys/class/scsi_host/host$h/scan && echo "@@ANY-ID-ACCEPTED $h"; done
 compare iscsi-sparse-luns $k1 $o1
+# LIO reports target port groups: its LUNs want the alua handler, which the
+# kernel attaches at add time only if scsi_dh_alua is loaded (it is not:
+# only the kernel's request_module() can load it here). scsi-scan writes it
+# to dh_state.
+dh() { for d in /sys/bus/scsi/devices/$1:*; do cat $d/dh_state; done | sort | uniq -c | tr -s ' \n' ' '; }
+echo "@@DH scan kernel=[$(dh $k1)] ours=[$(dh $o1)] module=$(grep -c '^scsi_dh_alua ' /proc/modules)"
 compare iscsi-no-lun-0 $k2 $o2
 compare iscsi-fileio-quirk $k3 $o3
 scsi-scan explain $o2:0:0 2>&1 | sed 's/^/@@X /'
@@ -161,6 +170,7 @@ sg=$(ls /sys/bus/scsi/devices/$h4:0:0:0/scsi_generic 2>/dev/null)
 sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
 t=$(wait_luns $h4 3 3000)
 echo "@@D lun-mapped host=$h4 time=$t luns=[$(luns_of_host $h4)]"
+echo "@@DH daemon host=$h4 [$(dh $h4)] logged=$(grep -c 'device handler alua' /tmp/scand.log)"
 t0=$(uptime_cs)
 kill -TERM $PID; wait $PID; rc=$?
 echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
@@ -300,13 +310,16 @@ def main():
         staging = os.path.join(tmp, "staging")
         vmlib.install_project(BUILD, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
+        on_demand = [m for m in vmlib.module_order(moddir, ["scsi_dh_alua"])
+                     if m[0] == "scsi_dh_alua"]
         vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, MODULES),
                               vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB +
                               vmlib.CAPTURE_LIB + vmlib.IDENTITY_LIB + SCRIPT +
                               vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm",
-                                        "/lib/udev/scsi_id"])
+                                        "/lib/udev/scsi_id"],
+                              on_demand=on_demand)
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
         vmlib.save_trees(out)
@@ -316,6 +329,19 @@ def main():
     checks.check("iscsi-user-scan-any-id", out.count("@@ANY-ID-ACCEPTED") == 2,
                  "the transport accepts a scan of target id 9, which no session has "
                  "(why probing cannot end there)", width=30)
+    scan = re.search(r"^@@DH scan kernel=\[(.*)\] ours=\[(.*)\] module=(\d+)", out, re.M)
+    daemon = re.search(r"^@@DH daemon host=\d+ \[(.*)\] logged=(\d+)", out, re.M)
+    checks.check("alua-by-scsi-scan", bool(scan) and "alua" not in scan.group(1) and
+                 "detached" not in scan.group(2) and "alua" in scan.group(2) and
+                 scan.group(3) == "1",
+                 f"LIO LUNs (TPGS), scsi_dh_alua not loaded: dh_state after the kernel's own "
+                 f"scan [{scan.group(1) if scan else '?'}], after scsi-scan's "
+                 f"[{scan.group(2) if scan else '?'}] (it wrote alua; the kernel loaded "
+                 f"the module: {scan.group(3) if scan else '?'})", width=30)
+    checks.check("alua-by-daemon", bool(daemon) and "alua" in daemon.group(1) and
+                 "detached" not in daemon.group(1),
+                 f"LUNs the daemon attached: dh_state [{daemon.group(1) if daemon else '?'}], "
+                 f"its log names alua {daemon.group(2) if daemon else '?'} time(s)", width=30)
     n, problems, said = vmlib.check_identities(out, os.path.join(BUILD, "tests", "decode-dump"))
     checks.check("identity-oracle", n > 0 and not problems,
                  f"{n} LUNs (LIO over iSCSI, SPI, SAS): our VPD 0x80 and 0x83 decoding "

@@ -126,9 +126,12 @@ def _libs(binary):
     return libs
 
 
-def build_initramfs(out, staging, modules, init_script, extra_files=None, programs=()):
+def build_initramfs(out, staging, modules, init_script, extra_files=None, programs=(),
+                    on_demand=()):
     """A newc cpio: busybox, the installed project (staging), its libraries,
-    the modules (decompressed) and /init."""
+    the modules (decompressed) and /init. @on_demand: (name, path) of
+    modules the guest does not load, but the kernel's request_module() can
+    (/bin/test-modprobe, which INIT_HEAD makes the kernel's modprobe)."""
     with tempfile.TemporaryDirectory() as root:
         for d in ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "etc", "lib/test-modules",
                   "usr/bin", "usr/sbin"]:
@@ -144,6 +147,16 @@ def build_initramfs(out, staging, modules, init_script, extra_files=None, progra
             if os.path.exists(path):
                 _copy_with_libs(path, root, done)
         names = []
+        for name, path in on_demand:
+            dst = os.path.join(root, "lib", "test-modules", name + ".ko")
+            if path.endswith(".xz"):
+                with lzma.open(path) as src, open(dst, "wb") as f:
+                    shutil.copyfileobj(src, f)
+            else:
+                shutil.copy2(path, dst)
+        with open(os.path.join(root, "bin", "test-modprobe"), "w") as f:
+            f.write(TEST_MODPROBE)
+        os.chmod(os.path.join(root, "bin", "test-modprobe"), 0o755)
         for name, path in modules:
             dst = os.path.join(root, "lib", "test-modules", name + ".ko")
             if path.endswith(".xz"):
@@ -171,6 +184,16 @@ def build_initramfs(out, staging, modules, init_script, extra_files=None, progra
                            stdout=f, check=True)
 
 
+# The kernel's request_module() in a guest: "modprobe -q -- NAME" loads
+# /lib/test-modules/NAME.ko (build_initramfs(on_demand=...)).
+TEST_MODPROBE = r"""#!/bin/busybox sh
+for a; do case $a in -*) ;; *) m=$a ;; esac; done
+m=$(echo "$m" | tr - _)
+grep -q "^$m " /proc/modules && exit 0
+[ -f /lib/test-modules/$m.ko ] && exec insmod /lib/test-modules/$m.ko
+exit 1
+"""
+
 INIT_HEAD = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -180,6 +203,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
 echo 0 > /proc/sys/kernel/printk 2>/dev/null
+echo /bin/test-modprobe > /proc/sys/kernel/modprobe
 for m in $(cat /lib/test-modules/order); do
 	case $m in
 	scsi_mod) insmod /lib/test-modules/$m.ko scan=${SCSI_SCAN_MODE:-manual} ;;
