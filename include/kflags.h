@@ -41,14 +41,16 @@ struct kflags_check {
  * kflags_check() - hold the kernel's flags of a LUN against the database's
  * @database: the database's flags for the device
  * @names_device: an entry of the database gives the device flags
+ * @type: the LUN's peripheral device type (the kernel adds noreportlun to
+ *	a CD/DVD or RBC device whose flags lack reportlun2), or -1
  * @blacklist: the LUN's blacklist attribute ("SPARSELUN NOSTARTONADD"), or
  *	NULL if it could not be read
  * @vendor: the device's vendor, cleaned
  * @model: its model, cleaned
  * @ret: the result
  */
-void kflags_check(uint64_t database, bool names_device, const char *blacklist, const char *vendor,
-		  const char *model, struct kflags_check *ret);
+void kflags_check(uint64_t database, bool names_device, int type, const char *blacklist,
+		  const char *vendor, const char *model, struct kflags_check *ret);
 
 /**
  * kflags_differ() - whether the kernel applied other flags than the

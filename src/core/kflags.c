@@ -40,9 +40,11 @@ static uint64_t kernel_names(const char *text, char *unknown, size_t len)
 	return bits;
 }
 
-void kflags_check(uint64_t database, bool names_device, const char *blacklist, const char *vendor,
-		  const char *model, struct kflags_check *ret)
+void kflags_check(uint64_t database, bool names_device, int type, const char *blacklist,
+		  const char *vendor, const char *model, struct kflags_check *ret)
 {
+	uint64_t want;
+
 	memset(ret, 0, sizeof(*ret));
 	ret->names_device = names_device;
 	ret->database = database & blist_known_mask();
@@ -56,8 +58,13 @@ void kflags_check(uint64_t database, bool names_device, const char *blacklist, c
 	 * (scsi_get_device_flags_keyed()), which no entry replaces. */
 	if (!names_device)
 		return;
-	ret->missing = ret->database & ~ret->kernel;
-	ret->extra = ret->kernel & ~ret->database;
+	/* scsi_add_lun(): "RBC and MMC devices can return SCSI-3 compliance
+	 * and yet still not support REPORT LUNS". */
+	want = ret->database;
+	if ((type == 0x05 || type == 0x0e) && !(want & BLIST_REPORTLUN2))
+		want |= BLIST_NOREPORTLUN;
+	ret->missing = want & ~ret->kernel;
+	ret->extra = ret->kernel & ~want;
 }
 
 bool kflags_differ(const struct kflags_check *c)

@@ -192,7 +192,7 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 		r = quirk_db_match(db, &dev, &d->match);
 		if (r < 0)
 			break;
-		kflags_check(d->match.flags, match_names_flags(&d->match),
+		kflags_check(d->match.flags, match_names_flags(&d->match), d->type,
 			     has_kernel_flags ? d->kernel_flags : NULL, d->vendor, d->model,
 			     &d->kflags);
 		count++;

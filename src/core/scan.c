@@ -458,7 +458,8 @@ static void log_kflags(const struct scan_ctx *ctx, const struct target_report *t
 		names |= t->match.sources[k]->sets_flags || t->match.sources[k]->add_flags ||
 			 t->match.sources[k]->drop_flags;
 	r = sysfs_device_attr(ctx->sys, &lun, "blacklist", text, sizeof(text));
-	kflags_check(t->match.flags, names, r >= 0 ? text : NULL, t->inq.vendor, t->inq.model, &c);
+	kflags_check(t->match.flags, names, t->inq.pdt, r >= 0 ? text : NULL, t->inq.vendor,
+		     t->inq.model, &c);
 	if (!kflags_differ(&c))
 		return;
 	if (blist_flags_format(c.database, ",", a, sizeof(a)) < 0 || !a[0])

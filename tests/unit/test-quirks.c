@@ -845,6 +845,7 @@ static const struct kflags_case {
 	const char *what;
 	uint64_t database;
 	bool names;
+	int type;
 	const char *blacklist;
 	const char *vendor;
 	bool differ;
@@ -897,6 +898,28 @@ static const struct kflags_case {
 	  .vendor = "ACME",
 	  .unknown = "INVALID_BIT(40)",
 	  .deliverable = true },
+	{ .what = "a CD-ROM: the kernel adds noreportlun",
+	  .database = BLIST_NOLUN,
+	  .names = true,
+	  .type = 5,
+	  .blacklist = "NOLUN NOREPORTLUN",
+	  .vendor = "CHINON",
+	  .deliverable = true },
+	{ .what = "a CD-ROM with reportlun2",
+	  .database = BLIST_REPORTLUN2,
+	  .names = true,
+	  .type = 5,
+	  .blacklist = "REPORTLUN2",
+	  .vendor = "ACME",
+	  .deliverable = true },
+	{ .what = "a disk: noreportlun is the kernel's alone",
+	  .database = BLIST_NOLUN,
+	  .names = true,
+	  .blacklist = "NOLUN NOREPORTLUN",
+	  .vendor = "ACME",
+	  .differ = true,
+	  .extra = BLIST_NOREPORTLUN,
+	  .deliverable = true },
 	{ .what = "a blank vendor cannot be named in dev_flags",
 	  .database = BLIST_NOLUN,
 	  .names = true,
@@ -912,7 +935,7 @@ START_TEST(kflags_checks)
 	struct kflags_check k;
 	char why[512];
 
-	kflags_check(c->database, c->names, c->blacklist, c->vendor, "Model", &k);
+	kflags_check(c->database, c->names, c->type, c->blacklist, c->vendor, "Model", &k);
 	ck_assert_msg(kflags_differ(&k) == c->differ, "%s", c->what);
 	ck_assert_msg(k.known == (c->blacklist != NULL), "%s", c->what);
 	ck_assert_uint_eq(k.missing, c->missing);
