@@ -61,6 +61,11 @@ echo "@@R active=$(systemctl is-active scsi-scand)"
 systemd-analyze | head -1 | sed 's/^/@@TIME /'
 systemd-analyze blame --no-pager | head -3 | sed 's/^/@@BLAME /'
 luns() { ls /sys/bus/scsi/devices | grep -c "^$1:"; }
+# The flags the kernel applied to the second controller's COMPAQ MSA1000
+# and ACME Ctl (targets 4 and 5), and whether sd took each.
+flags() { for t in 4 5; do d=/sys/bus/scsi/devices/$ctl2:0:$t:0; [ -e $d ] || continue
+	echo "@@F $1 $(tr -d ' ' < $d/vendor)/$(tr -d ' ' < $d/model) blacklist=[$(cat $d/blacklist)] block=$(ls $d/block 2>/dev/null | wc -l)"
+	done; }
 wait_luns() { # HOST COUNT SECONDS
 	n=0; while [ "$(luns $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
 	echo $((n * 100))
@@ -86,6 +91,16 @@ if [ "$mode" = manual ]; then
 		sleep 0.2; n=$((n + 1)); done
 	echo "@@R coldplug=$(journalctl -u scsi-scand --no-pager | grep -c 'coldplug done')"
 	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	# The local quirk file (50-flags.conf) is not in the kernel yet: the
+	# image was made in a chroot that saw none of these devices. list,
+	# explain and the daemon's log say so; update-initramfs, here, puts the
+	# database's flags for them into the image.
+	flags manual
+	echo "@@R differ list=$(scsi-scan list | grep -c kernel-flags-differ) explain=$(scsi-scan explain $ctl2:0:5 | grep -c "the kernel's flags differ") daemon=$(journalctl -b -u scsi-scand --no-pager | grep -c 'the kernel applied flags')"
+	journalctl -b -u scsi-scand --no-pager | grep 'the kernel applied flags' | head -3 | sed 's/^/@@KF /'
+	update-initramfs -u > /dev/null 2>&1
+	rm -rf /tmp/ird; unmkinitramfs /boot/initrd.img-$(uname -r) /tmp/ird
+	echo "@@R devflags=$(cat /tmp/ird/etc/modprobe.d/scsi-scan-dev-flags.conf /tmp/ird/main/etc/modprobe.d/scsi-scan-dev-flags.conf 2>/dev/null)"
 	echo "@@R root-target=$(ls /sys/bus/scsi/devices | grep "^$ctl1:0:0:" | sort | tr '\n' ' ')"
 	# The kernel's own scan of the same host, in the same guest.
 	for d in /sys/bus/scsi/devices/$ctl2:*; do echo 1 > $d/delete; done
@@ -127,13 +142,31 @@ elif [ "$mode" = dracut ]; then
 		sleep 0.2; n=$((n + 1)); done
 	echo "@@R root-target=$(ls /sys/bus/scsi/devices | grep "^$ctl1:0:0:" | sort | tr '\n' ' ')"
 	echo "@@R ctl2-ours=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	flags dracut
+	echo "@@R differ-dracut daemon=$(journalctl -b -u scsi-scand --no-pager | grep -c 'the kernel applied flags')"
 else
 	echo "@@R ctl2-kernel=$(ls /sys/bus/scsi/devices | grep "^$ctl2:" | sort | tr '\n' ' ')"
+	flags sync
 	journalctl -u scsi-scand --no-pager | grep -E "nothing to do|Deactivated|Failed" | sed 's/^/@@DAEMON /'
 fi
 echo "@@DONE"
 systemctl poweroff -f
 """
+
+# A local quirk file: nostartonadd dropped from a device the kernel's table
+# names (scsi-quirks.d(5)'s example), no_uld_attach for one no table knows.
+FLAGS_QUIRKS = """device "msa" {
+	vendor = "COMPAQ"
+	model = "MSA1000"
+	drop_flags = {"nostartonadd"}
+}
+device "ctl" {
+	vendor = "ACME"
+	model = "Ctl"
+	flags = {"no_uld_attach"}
+}
+"""
+DEVFLAGS = 'options scsi_mod dev_flags=COMPAQ:MSA1000:0x40,ACME:Ctl:0x100000'
 
 UNIT = """[Unit]
 Description=scsi-scan system test
@@ -244,13 +277,22 @@ def install_system(tmp, tarball, deb):
         f.write(UNIT)
     name = os.path.basename(deb)
     quirks_deb = quirk_data_deb(tmp)
+    flags_conf = os.path.join(tmp, "50-flags.conf")
+    with open(flags_conf, "w") as f:
+        f.write(FLAGS_QUIRKS)
     script = f"""set -e
 R={root}
 mount -t proc proc $R/proc
 mount --rbind /sys $R/sys
 mount --rbind /dev $R/dev
 export DEBIAN_FRONTEND=noninteractive
+# The images are made here for the guest, not for this machine: the hooks
+# read no device of it.
+mkdir -p $R/tmp/nosys
+export SCSI_SCAN_SYSROOT=/tmp/nosys
 chroot $R apt-get install -y -q /tmp/{name} >/dev/null
+mkdir -p $R/etc/scsi-scan/quirks.d
+cp {flags_conf} $R/etc/scsi-scan/quirks.d/50-flags.conf
 # README.md, "Switching scanning to user space": the package's files are in
 # place; the modprobe.d switch, the daemon, the initramfs.
 ln -s /usr/share/scsi-scan/scsi-scan-manual.conf $R/etc/modprobe.d/
@@ -301,6 +343,10 @@ def make_dracut(tmp, root, deb):
     release = os.path.basename(glob.glob(os.path.join(root, "usr", "lib", "modules", "*"))[0])
     pkg = os.path.join(tmp, "pkg")
     subprocess.run(["dpkg-deb", "-x", deb, pkg], check=True)
+    # the root's local quirk file, which dracut copies from /etc/scsi-scan
+    os.makedirs(os.path.join(pkg, "etc", "scsi-scan", "quirks.d"), exist_ok=True)
+    with open(os.path.join(pkg, "etc", "scsi-scan", "quirks.d", "50-flags.conf"), "w") as f:
+        f.write(FLAGS_QUIRKS)
     base = os.path.join(tmp, "dracut-base")
     # this machine's dracut, without a 95scsi-scan a package put there
     vmlib.without_project("/usr/lib/dracut", base, ("modules.d/95scsi-scan",))
@@ -308,7 +354,16 @@ def make_dracut(tmp, root, deb):
                     os.path.join(base, "modules.d", "95scsi-scan"))
     out = os.path.join(tmp, "initrd-dracut.img")
     kmod = os.path.join(root, "usr", "lib", "modules", release)
-    script = f"""dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
+    # made for the guest: its two devices the local quirk file names
+    guest = os.path.join(tmp, "sys-guest")
+    for n, (vendor, model) in enumerate([("COMPAQ", "MSA1000"), ("ACME", "Ctl")]):
+        dev = os.path.join(guest, f"sys/bus/scsi/devices/0:0:{n}:0")
+        os.makedirs(dev)
+        for attr, value in (("vendor", f"{vendor:<8}"), ("model", f"{model:<16}"),
+                            ("type", "0")):
+            with open(os.path.join(dev, attr), "w") as f:
+                f.write(value + "\n")
+    script = f"""SCSI_SCAN_SYSROOT={guest} dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
 	--kmoddir {kmod} --add scsi-scan \
 	--omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \
 	--add-drivers "virtio_pci virtio_scsi sd_mod sg ext4" --force {out}
@@ -334,7 +389,8 @@ def disks(tmp, image):
         subprocess.run(["truncate", "-s", "8M", path], check=True)
         args += ["-drive", f"file={path},if=none,id=r{lun},format=raw",
                  "-device", f"scsi-hd,drive=r{lun},bus=s0.0,scsi-id=0,lun={lun}"]
-    layout = [("hd", 0, 0), ("hd", 0, 3), ("hd", 0, 7), ("hd", 2, 5), ("cd", 3, 0), ("hd", 3, 1)]
+    layout = [("hd", 0, 0), ("hd", 0, 3), ("hd", 0, 7), ("hd", 2, 5), ("cd", 3, 0), ("hd", 3, 1),
+              ("hd", 4, 0), ("hd", 5, 0)]
     for i, (kind, target, lun) in enumerate(layout):
         path = os.path.join(tmp, f"d{i}.img")
         subprocess.run(["truncate", "-s", "8M", path], check=True)
@@ -342,6 +398,10 @@ def disks(tmp, image):
         dev = f"scsi-{kind},drive=d{i},bus=s1.0,scsi-id={target},lun={lun}"
         if kind == "cd":
             dev += ",vendor=CHINON,product=CD-ROM CDS-431"
+        elif target == 4:
+            dev += ",vendor=COMPAQ,product=MSA1000"
+        elif target == 5:
+            dev += ",vendor=ACME,product=Ctl"
         args += ["-device", dev]
     return args
 
@@ -363,6 +423,21 @@ def num(text, key):
     return int(m.group(1)) if m else None
 
 
+def kernel_release(image):
+    """The kernel release whose modules the root image carries."""
+    p = subprocess.run(["debugfs", "-R", "ls -p /usr/lib/modules", image], capture_output=True,
+                       text=True, check=True)
+    names = [f.split("/")[5] for f in p.stdout.splitlines() if f.count("/") >= 6]
+    return next(n for n in names if n not in (".", ".."))
+
+
+def flags_of(out, boot):
+    """vendor/model -> (blacklist, block devices) from a boot's @@F lines."""
+    return {m.group(1): (m.group(2), int(m.group(3)))
+            for m in re.finditer(rf"^@@F {boot} (\S+/\S+) blacklist=\[(.*)\] block=(\d+)",
+                                 out, re.M)}
+
+
 def main():
     if os.geteuid() != 0:
         print("test-system needs root (chroot and mounts to install the package)")
@@ -378,8 +453,15 @@ def main():
         out = boot(kernel, initrd, qd, f"systest=manual {LUNMASK}",
                    "scan=manual, the package switched on, the root LUN named by "
                    "scsi_scan.lunmask=")
-        out2 = boot(kernel, initrd, qd, "systest=sync scsi_mod.scan=sync",
-                    "scsi_mod.scan=sync on the command line: the kernel scans")
+        # Boot 1 ran update-initramfs with the guest's devices: boot 2 uses
+        # that image, read back from the root disk.
+        initrd2 = os.path.join(tmp, "initrd-updated.img")
+        release = os.path.basename(kernel_release(image))
+        subprocess.run(["debugfs", "-R", f"dump /boot/initrd.img-{release} {initrd2}", image],
+                       check=True, capture_output=True)
+        out2 = boot(kernel, initrd2, qd, "systest=sync scsi_mod.scan=sync",
+                    "scsi_mod.scan=sync on the command line: the kernel scans, with the "
+                    "image update-initramfs made in boot 1")
         out3 = ""
         if dracut_initrd:
             out3 = boot(kernel, dracut_initrd, qd,
@@ -465,6 +547,30 @@ def main():
         early_check(out3, "dracut")
     else:
         print("     dracut: not installed on this machine, its boot skipped")
+    # The database's flags in the kernel: boot 1 with the image the chroot
+    # made (no device of the guest known: the kernel's own flags), boot 2
+    # with the one update-initramfs made in boot 1, boot 3 through dracut.
+    before, after = flags_of(out, "manual"), flags_of(out2, "sync")
+    want = {"COMPAQ/MSA1000": ("SPARSELUN", 1), "ACME/Ctl": ("NO_ULD_ATTACH", 0)}
+    differ = field(out, "differ")
+    check("kernel flags before", before.get("COMPAQ/MSA1000", ("",))[0] ==
+          "SPARSELUN NOSTARTONADD" and before.get("ACME/Ctl", ("", 0))[1] == 1 and
+          num(differ, "list") == 2 and num(differ, "explain") == 1 and
+          (num(differ, "daemon") or 0) >= 2,
+          f"the kernel's own: {before}; list names {num(differ, 'list')} LUNs, explain "
+          f"{num(differ, 'explain')}, the daemon's log {num(differ, 'daemon')} "
+          f"({' | '.join(re.findall(r'^@@KF .*?scsi-scand.*?: (.*)$', out, re.M))[:300]})",
+          width)
+    check("update-initramfs", field(out, "devflags") == DEVFLAGS,
+          f"in the guest, after the quirk file: {field(out, 'devflags')!r}", width)
+    check("kernel flags after", all(after.get(k) == v for k, v in want.items()),
+          f"boot 2, that image: {after}", width)
+    if out3:
+        dr = flags_of(out3, "dracut")
+        check("dracut flags", all(dr.get(k) == v for k, v in want.items()) and
+              num(field(out3, "differ-dracut"), "daemon") == 0,
+              f"boot 3, dracut's image: {dr}; the daemon logged "
+              f"{num(field(out3, 'differ-dracut'), 'daemon')} difference(s)", width)
     t1 = re.search(r"^@@TIME (.*)$", out, re.M)
     t2 = re.search(r"^@@TIME (.*)$", out2, re.M)
     blame = re.findall(r"^@@BLAME (.*)$", out, re.M)
