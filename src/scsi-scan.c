@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,12 @@
 #include "quirks.h"
 #include "resize.h"
 #include "scan.h"
+#include "settle.h"
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
+/* wait's bound by default: udev's own settle waits as long. */
+#define SETTLE_WAIT_DEFAULT 180
 /* Marks a word that getopt must not take for options ("-:0:1"). */
 #define SELECTOR_MARK '\001'
 
@@ -58,6 +62,7 @@ static void usage(FILE *f)
 	      "       scsi-scan --resize [--json] [SELECTOR...]\n"
 	      "       scsi-scan list [--json] [-v] [SELECTOR...]\n"
 	      "       scsi-scan explain SELECTOR\n"
+	      "       scsi-scan wait [--timeout SECS] [-v]\n"
 	      "\n"
 	      "Attach the LUNs of SCSI targets through sysfs, as the kernel's own scan\n"
 	      "would, steered by the quirk database (scsi-quirks.d(5)). SELECTOR is hostN\n"
@@ -91,7 +96,8 @@ static void usage(FILE *f)
 	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (a\n"
 	      "                         captured tree; --sysfs is the old name)\n"
 	      "      --timeout SECS     INQUIRY and REPORT LUNS timeout, 1-3600, one value\n"
-	      "                         for both (default 20 and 30)\n"
+	      "                         for both (default 20 and 30); for wait, how long\n"
+	      "                         to wait, 0-86400 (default 180)\n"
 	      "      --host-timeout SECS\n"
 	      "                         bound on one host's scan (default 900, 0 none)\n"
 	      "      --target-timeout SECS\n"
@@ -102,8 +108,11 @@ static void usage(FILE *f)
 	      "  -h, --help             this text\n"
 	      "      --version          the version\n"
 	      "\n"
+	      "wait returns once scsi-scand has scanned every host it found at its start\n"
+	      "(the settle point; also reached when the kernel scans by itself).\n"
+	      "\n"
 	      "Exit status: 0 all done, 1 a host, target or LUN failed or was kept in\n"
-	      "use (each named on stderr), 2 usage error.\n"
+	      "use (each named on stderr), or wait timed out, 2 usage error.\n"
 	      "See scsi-scan(8).\n",
 	      f);
 }
@@ -113,6 +122,7 @@ enum command {
 	CMD_LIST,
 	CMD_EXPLAIN,
 	CMD_RESIZE,
+	CMD_WAIT,
 };
 
 /* Whether @path is a directory; errno says why not. */
@@ -136,6 +146,7 @@ struct options {
 	const char **files;
 	size_t nfiles;
 	const char *sysroot;
+	const char *timeout;
 	struct scan_options scan;
 };
 
@@ -468,6 +479,48 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* Whether the process that wrote the settle record still runs. */
+static bool process_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* Waits for the settle point: exit 0 reached, 1 not within @timeout s. */
+static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int timeout)
+{
+	const struct timespec step = { .tv_nsec = 100 * 1000000L };
+	uint64_t waited_ms = 0;
+	enum settle_verdict v;
+
+	for (;;) {
+		struct settle_record rec;
+		int r = settle_read(sys, &rec);
+
+		if (r < 0 && r != -ENOENT && r != -EINVAL) {
+			fprintf(stderr, "scsi-scan: wait: %s: %s\n", SETTLE_STATE_PATH,
+				strerror(-r));
+			return EXIT_FAILURE;
+		}
+		v = settle_decide(r == 0 ? &rec : NULL, r == -EINVAL,
+				  r == 0 && process_alive(rec.pid));
+		if (v == SETTLE_DONE) {
+			if (o->verbose)
+				printf("settled (%s, scsi-scand pid %d) after %" PRIu64 " ms\n",
+				       settle_phase_name(rec.phase), (int)rec.pid, waited_ms);
+			return EXIT_SUCCESS;
+		}
+		if (waited_ms >= (uint64_t)timeout * 1000)
+			break;
+		/* A poll, not inotify: /run/scsi-scan may not exist until the
+		 * daemon starts, and a tenth of a second is soon enough. */
+		nanosleep(&step, NULL);
+		waited_ms += 100;
+	}
+	fprintf(stderr, "scsi-scan: wait: not settled after %u s: %s\n", timeout,
+		settle_verdict_text(v));
+	return EXIT_FAILURE;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -532,6 +585,7 @@ int main(int argc, char **argv)
 						     BIT(OPT_DRY_RUN) | BIT(OPT_SYSFS) },
 		[CMD_RESIZE] = { "--resize", BIT(OPT_RESIZE) | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
 						     BIT(OPT_SYSFS) },
+		[CMD_WAIT] = { "wait", BIT(OPT_TIMEOUT) | BIT(OPT_VERBOSE) | BIT(OPT_SYSFS) },
 	};
 	enum command cmd = CMD_SCAN;
 	uint64_t given = 0, stray;
@@ -539,6 +593,7 @@ int main(int argc, char **argv)
 	struct sysfs_ctx *sys = NULL;
 	struct quirk_db *db = NULL;
 	int c, r, nsel = 0, ret = EXIT_FAILURE;
+	unsigned int wait_timeout = SETTLE_WAIT_DEFAULT;
 	char **args;
 	int nargs;
 
@@ -610,18 +665,10 @@ int main(int argc, char **argv)
 		case OPT_SYSFS:
 			o.sysroot = optarg;
 			break;
-		case OPT_TIMEOUT: {
-			char *end;
-			unsigned long t = strtoul(optarg, &end, 10);
-
-			if (*optarg == '\0' || *end || t == 0 || t > 3600) {
-				fprintf(stderr, "scsi-scan: --timeout takes 1-3600 seconds\n");
-				free(o.dirs);
-				return EXIT_USAGE;
-			}
-			o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
+		case OPT_TIMEOUT:
+			/* Its range depends on the command, known after the options. */
+			o.timeout = optarg;
 			break;
-		}
 		case OPT_HOST_TIMEOUT:
 		case OPT_TARGET_TIMEOUT:
 			if (parse_bound(optarg, c == OPT_HOST_TIMEOUT
@@ -672,6 +719,14 @@ int main(int argc, char **argv)
 			fputs("scsi-scan: explain takes one selector, e.g. 0:0:1\n", stderr);
 			goto out;
 		}
+	} else if (nargs && strcmp(args[0], "wait") == 0) {
+		cmd = CMD_WAIT;
+		args++;
+		nargs--;
+		if (nargs) {
+			fputs("scsi-scan: wait takes no selector\n", stderr);
+			goto out;
+		}
 	} else if (nargs && strcmp(args[0], "scan") == 0) {
 		args++;
 		nargs--;
@@ -693,6 +748,21 @@ int main(int argc, char **argv)
 		goto out;
 	}
 #undef BIT
+	if (o.timeout && cmd == CMD_WAIT) {
+		if (parse_bound(o.timeout, &wait_timeout) < 0) {
+			fputs("scsi-scan: wait --timeout takes 0-86400 seconds\n", stderr);
+			goto out;
+		}
+	} else if (o.timeout) {
+		char *end;
+		unsigned long t = strtoul(o.timeout, &end, 10);
+
+		if (*o.timeout < '0' || *o.timeout > '9' || *end || t == 0 || t > 3600) {
+			fputs("scsi-scan: --timeout takes 1-3600 seconds\n", stderr);
+			goto out;
+		}
+		o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
+	}
 	if (o.scan.force && !o.scan.remove) {
 		fputs("scsi-scan: --force only goes with --remove\n", stderr);
 		goto out;
@@ -714,6 +784,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sys = sysfs_new(o.sysroot);
+	if (cmd == CMD_WAIT) {
+		ret = sys ? cmd_wait(&o, sys, wait_timeout) : EXIT_FAILURE;
+		goto out;
+	}
 	/* A rescan for the capacity needs no quirk database. */
 	db = o.resize ? NULL : load_quirks(&o);
 	if (!sys || (!db && !o.resize))

@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "monitor.h"
 #include "quirks.h"
+#include "settle.h"
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
@@ -49,6 +50,7 @@ struct daemon {
 	const char *const *dirs;
 	size_t ndirs;
 	struct engine *engine;
+	const struct sysfs_ctx *sys;
 	bool coldplug_done;
 };
 
@@ -121,6 +123,16 @@ static void reload(struct daemon *d, const char *why)
 	engine_load_db(d->engine, d->dirs, d->ndirs, true);
 	notify(d, "READY=1");
 	status(d);
+}
+
+/* The settle point's record, for "scsi-scan wait" and the settle unit. */
+static void record_phase(struct daemon *d, enum settle_phase phase)
+{
+	int r = settle_write(d->sys, phase, getpid());
+
+	if (r < 0)
+		say(d, LOG_WARNING, "cannot write %s (phase %s): %s", SETTLE_STATE_PATH,
+		    settle_phase_name(phase), strerror(-r));
 }
 
 static int watch_dirs(struct daemon *d)
@@ -321,13 +333,14 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 		say(d, LOG_ERR, "cannot set up signals, inotify or timers: %s", strerror(errno));
 		goto out;
 	}
+	record_phase(d, SETTLE_PHASE_COLDPLUG);
 	engine_coldplug(d->engine);
 	/*
 	 * Ready once listening, with the coldplug running: the initramfs
 	 * already attached the root disk, and systemd waits for the device
 	 * units that fstab needs itself, so nothing has to wait for every
 	 * host's scan (which can take tens of seconds on a large HBA).
-	 * STATUS= says when the coldplug is done.
+	 * STATUS= and the settle record say when the coldplug is done.
 	 */
 	notify(d, "READY=1");
 	status(d);
@@ -343,6 +356,7 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 		if (!d->coldplug_done && engine_idle(d->engine)) {
 			d->coldplug_done = true;
 			say(d, LOG_INFO, "coldplug done");
+			record_phase(d, SETTLE_PHASE_SETTLED);
 			status(d);
 			if (once) {
 				ret = EXIT_SUCCESS;
@@ -473,6 +487,8 @@ int main(int argc, char **argv)
 		    "the kernel scans by itself (scsi_mod.scan=%s): nothing to do (see \"Switching "
 		    "scanning to user space\" in scsi-scand(8))",
 		    scan_mode);
+		d.sys = sys;
+		record_phase(&d, SETTLE_PHASE_KERNEL);
 		/* A Type=notify unit that exits before READY=1 has failed. */
 		notify(&d, "READY=1\nSTATUS=The kernel scans by itself (scsi_mod.scan=%s)",
 		       scan_mode);
@@ -486,6 +502,7 @@ int main(int argc, char **argv)
 			goto out;
 		d.dirs = (const char *const *)search_path;
 	}
+	d.sys = sys;
 	d.engine = engine_new(sys, &c.eo);
 	if (!d.engine) {
 		say(&d, LOG_ERR, "cannot start: %s", strerror(errno));

@@ -28,6 +28,8 @@ check has --timeout "$out"
 check has --time-limit "$out"
 out=$(complete_words "$src/completion/scsi-scan" _scsi_scan scsi-scan l)
 check has list "$out"
+out=$(complete_words "$src/completion/scsi-scan" _scsi_scan scsi-scan w)
+check has wait "$out"
 # "-:" starts a selector, not an option
 out=$(complete_words "$src/completion/scsi-scan" _scsi_scan scsi-scan -:)
 if has --dry-run "$out"; then echo "FAIL: -: completed as an option"; fail=1; fi

@@ -344,8 +344,16 @@ class ExitStatus(ScanTest):
                            (("explain", "0:0:0", "--wait"), "--wait does not apply to explain"),
                            (("explain", "0:0:0", "--attach-ghosts"),
                             "--attach-ghosts does not apply to explain"),
-                           (("list", "--time-limit", "5"), "--time-limit does not apply to list")):
+                           (("list", "--time-limit", "5"), "--time-limit does not apply to list"),
+                           (("--timeout", "0"), "--timeout takes 1-3600 seconds")):
             p = t.run(*args, rc=2)
+            self.assertIn(what, p.stderr)
+        for args, what in ((("wait", "--remove"), "--remove does not apply to wait"),
+                           (("wait", "--quirks-dir", QUIRKS), "--quirks-dir does not apply to wait"),
+                           (("wait", "0:0"), "wait takes no selector"),
+                           (("wait", "--timeout", "86401"), "wait --timeout takes 0-86400")):
+            p = subprocess.run([SCAN, *args], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn(what, p.stderr)
         self.assertFalse([c for c in t.commands() if c.startswith("scan")])
 

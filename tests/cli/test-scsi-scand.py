@@ -13,7 +13,7 @@ import tempfile
 import time
 import unittest
 
-SCAND, FAKE, QUIRKS, UNIT = sys.argv[1:5]
+SCAND, FAKE, QUIRKS, UNIT, SCAN, SETTLE_UNIT = sys.argv[1:7]
 
 SCRIPT = ("host 0 max_id 2 max_lun 49410\n"
           "host 1 max_id 1 max_lun 49410\n"
@@ -51,6 +51,14 @@ class Daemon(unittest.TestCase):
     def devices(self):
         return sorted(os.listdir(os.path.join(self.root, "sys/bus/scsi/devices")))
 
+    def state(self):
+        with open(os.path.join(self.root, "run/scsi-scan/state")) as f:
+            return f.read()
+
+    def wait(self, timeout="0"):
+        return subprocess.run([SCAN, "wait", "-v", "--sysroot", self.root, "--timeout", timeout],
+                              capture_output=True, text=True, timeout=60)
+
     def test_once_coldplug(self):
         p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
                            timeout=30)
@@ -61,6 +69,11 @@ class Daemon(unittest.TestCase):
         self.assertIn("0:0:1: attached LUN 0 of 'CHINON' 'CD-ROM CDS-431' (nolun: LUN 0 only, "
                       "quirks nolun from", err)
         self.assertIn("10-linux-nolun.conf:18", err)
+        # the settle point: reached, and "scsi-scan wait" sees it
+        self.assertRegex(self.state(), r"^phase=settled\npid=[1-9][0-9]*\n$")
+        w = self.wait()
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertRegex(w.stdout, r"^settled \(settled, scsi-scand pid [0-9]+\) after 0 ms")
         self.assertEqual(err.count("host0: scanned"), 1)
         self.assertEqual(err.count("host1: scanned"), 1)
         # the shipped database's warnings are for maintainers, not the log
@@ -97,6 +110,9 @@ class Daemon(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("the kernel scans by itself (scsi_mod.scan=sync): nothing to do", p.stderr)
         self.assertEqual(self.devices(), [])
+        # nothing for a unit ordered after the settle point to wait for
+        self.assertRegex(self.state(), r"^phase=kernel\npid=[1-9][0-9]*\n$")
+        self.assertEqual(self.wait().returncode, 0)
         with open(os.path.join(self.root, "sys/module/scsi_mod/parameters/scan"), "w") as f:
             f.write("manual\n")
         p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
@@ -194,6 +210,43 @@ class Daemon(unittest.TestCase):
         self.assertIn("host1: scanned", text)
         self.assertIn("host0: scan cancelled: the daemon is stopping", text)
 
+    def test_settle_point_waits_for_the_slowest_host(self):
+        # host0 answers slowly: the point is reached only when its scan ends,
+        # and a daemon killed before then leaves it unreached
+        with open(self.script, "w") as f:
+            f.write("host 0 max_id 3 delay_ms 300\nlu 0:0:0:0\nlu 0:0:1:0\nlu 0:0:2:0\n"
+                    "host 1 max_id 1\nlu 1:0:0:0\n")
+        w = self.wait()
+        self.assertEqual(w.returncode, 1)
+        self.assertIn("not settled after 0 s: scsi-scand has not started", w.stderr)
+        log = open(os.path.join(self.root, "log"), "w+")
+        self.addCleanup(log.close)
+        p = subprocess.Popen(self.args(), env=self.env, stdout=log, stderr=log, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "1:0:0:0" not in self.devices():
+            time.sleep(0.05)
+        w = self.wait()
+        self.assertEqual(w.returncode, 1, w.stdout)
+        self.assertIn("still scanning its hosts for the first time", w.stderr)
+        # "wait" returns when the slow host is done, with all its LUNs there
+        w = self.wait("60")
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:1:0", "0:0:2:0", "1:0:0:0"])
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0)
+        # a daemon killed in its coldplug: waiters keep waiting for a restart
+        p = subprocess.Popen(self.args(), env=self.env, stdout=log, stderr=log, text=True)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and f"pid={p.pid}" not in self.state():
+            time.sleep(0.05)
+        p.kill()
+        p.wait(timeout=10)
+        self.assertEqual(self.state(), f"phase=coldplug\npid={p.pid}\n")
+        w = self.wait("1")
+        self.assertEqual(w.returncode, 1)
+        self.assertIn("not settled after 1 s: scsi-scand stopped before its first scan", w.stderr)
+
 
     def test_iscsi_session_still_logging_in_is_scanned_again(self):
         # A session is added before its login ends and no uevent follows the
@@ -250,6 +303,24 @@ class Unit(unittest.TestCase):
             p = subprocess.run([tool, "security", "--offline=yes", path], capture_output=True,
                                text=True)
             print(p.stdout.strip().splitlines()[-1] if p.stdout else p.stderr)
+
+    def test_settle_unit_verify(self):
+        tool = shutil.which("systemd-analyze")
+        if not tool:
+            self.skipTest("systemd-analyze is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            with open(SETTLE_UNIT) as f:
+                text = f.read()
+            self.assertIn("ExecStart=", text)
+            start = [ln for ln in text.splitlines() if ln.startswith("ExecStart=")][0]
+            self.assertTrue(start.endswith("scsi-scan wait --timeout 180"), start)
+            text = text.replace(start, f"ExecStart={os.path.abspath(SCAN)} wait --timeout 180")
+            path = os.path.join(d, "scsi-scan-settle.service")
+            with open(path, "w") as f:
+                f.write(text)
+            p = subprocess.run([tool, "verify", "--man=no", path], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,12 @@ journalctl -b --no-pager | grep -i 'ordering cycle' | head -3 | sed 's/^/@@CYCLE
 echo "@@R scan=$(cat /sys/module/scsi_mod/parameters/scan)"
 echo "@@R active=$(systemctl is-active scsi-scand)"
 systemd-analyze | head -1 | sed 's/^/@@TIME /'
+# The settle point: what a unit ordered after it saw, against what is
+# attached now that the boot is done.
+lunlist() { ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' '; }
+echo "@@R settle-probe=$(cat /run/settle-probe 2>/dev/null)"
+echo "@@R settle-now=$(lunlist)"
+echo "@@R settle-unit=$(systemctl is-active scsi-scan-settle.service) $(tr '\n' ' ' < /run/scsi-scan/state)"
 systemd-analyze blame --no-pager | head -3 | sed 's/^/@@BLAME /'
 luns() { ls /sys/bus/scsi/devices | grep -c "^$1:"; }
 # The flags the kernel applied to the second controller's COMPAQ MSA1000
@@ -168,6 +174,26 @@ device "ctl" {
 """
 DEVFLAGS = 'options scsi_mod dev_flags=COMPAQ:MSA1000:0x40,ACME:Ctl:0x100000'
 
+# A unit that needs the boot's disks, ordered after the settle point as
+# scsi-scand(8) tells LVM, ZFS and multipathd users to order theirs.
+PROBE_UNIT = """[Unit]
+Description=What a unit ordered after the settle point sees
+DefaultDependencies=no
+Wants=scsi-scan-settle.service
+After=scsi-scan-settle.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/settle-probe
+
+[Install]
+WantedBy=sysinit.target
+"""
+PROBE = r"""#!/bin/sh
+ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' ' > /run/settle-probe
+"""
+
 UNIT = """[Unit]
 Description=scsi-scan system test
 After=multi-user.target
@@ -275,6 +301,11 @@ def install_system(tmp, tarball, deb):
     os.chmod(os.path.join(root, "usr", "local", "sbin", "systest"), 0o755)
     with open(os.path.join(root, "etc", "systemd", "system", "systest.service"), "w") as f:
         f.write(UNIT)
+    with open(os.path.join(root, "usr", "local", "sbin", "settle-probe"), "w") as f:
+        f.write(PROBE)
+    os.chmod(os.path.join(root, "usr", "local", "sbin", "settle-probe"), 0o755)
+    with open(os.path.join(root, "etc", "systemd", "system", "settle-probe.service"), "w") as f:
+        f.write(PROBE_UNIT)
     name = os.path.basename(deb)
     quirks_deb = quirk_data_deb(tmp)
     flags_conf = os.path.join(tmp, "50-flags.conf")
@@ -297,7 +328,7 @@ cp {flags_conf} $R/etc/scsi-scan/quirks.d/50-flags.conf
 # place; the modprobe.d switch, the daemon, the initramfs.
 ln -s /usr/share/scsi-scan/scsi-scan-manual.conf $R/etc/modprobe.d/
 chroot $R systemctl enable scsi-scand.service
-chroot $R systemctl enable systest.service
+chroot $R systemctl enable systest.service settle-probe.service
 chroot $R systemctl mask serial-getty@ttyS0.service
 chroot $R update-initramfs -u -k all >/dev/null 2>&1
 # Another package adds a quirk file: the interest trigger rebuilds the
@@ -571,6 +602,21 @@ def main():
               num(field(out3, "differ-dracut"), "daemon") == 0,
               f"boot 3, dracut's image: {dr}; the daemon logged "
               f"{num(field(out3, 'differ-dracut'), 'daemon')} difference(s)", width)
+    # The settle point: a unit ordered after it saw every LUN of the boot,
+    # the second controller's too, which only the daemon's coldplug attaches.
+    for text, what, phase in ((out, "manual", "settled"), (out2, "sync", "kernel"),
+                              (out3, "dracut", "settled")):
+        if not text:
+            continue
+        probe, now = field(text, "settle-probe"), field(text, "settle-now")
+        unit = field(text, "settle-unit") or ""
+        ctl2 = field(text, "ctl2-ours") or field(text, "ctl2-kernel") or ""
+        check(f"settle {what}", probe and probe.split() == now.split() and
+              unit.startswith(f"active phase={phase} ") and
+              (what == "sync" or set(ctl2.split()) <= set(probe.split())),
+              f"scsi-scan-settle.service {unit}; the unit after it saw "
+              f"{len(probe.split()) if probe else 0} LUNs, "
+              f"{len(now.split()) if now else 0} attached at the end of the boot", width)
     t1 = re.search(r"^@@TIME (.*)$", out, re.M)
     t2 = re.search(r"^@@TIME (.*)$", out2, re.M)
     blame = re.findall(r"^@@BLAME (.*)$", out, re.M)
