@@ -59,6 +59,7 @@ enum scan_code {
 	SC_LIMIT,
 	/* what becomes of the LUN a target was reached through */
 	SC_REACH_ONLY,
+	SC_LOOK_ONLY,
 	SC_REFUSED_BY_TYPE,
 	SC_KEEP,
 	/* what became of a LUN */

@@ -78,6 +78,8 @@ struct discover_target {
  * @id: the selector's target id, or -1 for all
  * @dry_run: nothing is written: only the targets with an attached LUN
  *	(@attached) are looked at, then the listed ones that cannot be reached
+ * @look: with @dry_run and one target selected (@channel and @id), that
+ *	target is tried even with nothing of it attached (struct reach_input)
  * @attached: with @dry_run, the host's attached LUNs, sorted by address
  * @nattached: how many
  */
@@ -88,6 +90,7 @@ struct discover_input {
 	int channel;
 	int id;
 	bool dry_run;
+	bool look;
 	const struct scsi_addr *attached;
 	size_t nattached;
 };
@@ -119,6 +122,8 @@ enum discover_action_kind {
  * @also_listed: for TRY, how many more entries of the transport's list
  *	(sessions, remote ports, end devices) name the same channel and id;
  *	the target is tried once, and the policy must hold for every one
+ * @look: for TRY in a dry run: nothing of the target is attached; it is
+ *	read through a LUN attached for the look and deleted again
  * @failed: for DONE, the host's scan did not cover what was asked
  * @reason: why, for people (explain, logs)
  */
@@ -129,6 +134,7 @@ struct discover_action {
 	bool listed;
 	uint64_t probe_lun;
 	unsigned int also_listed;
+	bool look;
 	bool failed;
 	char reason[DISCOVER_REASON_LEN];
 };
@@ -161,6 +167,7 @@ struct discover {
 	unsigned int acted;
 	bool started;
 	bool channel_accepted;
+	bool looked;
 };
 
 /**

@@ -217,6 +217,8 @@ bool plan_driver_takes_report_luns(const char *driver);
  * @probe_lun: that LUN
  * @temporary: it is the REPORT LUNS well-known LUN, attached for the scan
  * @lun0_new: it is LUN 0, attached by this scan
+ * @probe_new: it is a LUN the policy names, attached by this scan
+ * @look: a dry run attached it to read a target with nothing attached
  * @attach: the target's entries let its LUNs attach (attach = false: not)
  * @lun0_attach: LUN 0's own entries let it attach (an entry with a type
  *	refuses an array's management LUN)
@@ -228,6 +230,8 @@ struct plan_reach_input {
 	uint64_t probe_lun;
 	bool temporary;
 	bool lun0_new;
+	bool probe_new;
+	bool look;
 	bool attach;
 	bool lun0_attach;
 	const char *refusal;
@@ -239,8 +243,8 @@ struct plan_reach_input {
  * struct plan_reach_fate - what becomes of that LUN
  * @detach: it was attached only to reach the target: it goes when the
  *	target is done (it is no line of the report before then)
- * @code: why: SC_REACH_ONLY, SC_REFUSED_BY_TYPE, SC_ATTACH_FALSE or
- *	SC_KEEP
+ * @code: why: SC_REACH_ONLY, SC_LOOK_ONLY, SC_REFUSED_BY_TYPE,
+ *	SC_ATTACH_FALSE or SC_KEEP
  * @reason: why, in words, for the report's line of the LUN
  * @reach: for the target's "reached:", or ""
  */

@@ -27,6 +27,10 @@
 /**
  * struct reach_input - what is known before a target is touched
  * @dry_run: nothing is written: only LUNs attached now count
+ * @look: with @dry_run, a target with nothing attached may still be read:
+ *	LUN 0, the REPORT LUNS well-known LUN or a LUN the policy names is
+ *	attached for the look (the target's machine deletes it again); never
+ *	the kernel's scan of the target, which would attach every LUN
  * @listed: the transport's topology lists the target (one that answers
  *	nothing is reported, not passed over)
  * @lun0_attached: LUN 0 is attached now
@@ -47,6 +51,7 @@
  */
 struct reach_input {
 	bool dry_run;
+	bool look;
 	bool listed;
 	bool lun0_attached;
 	bool other_attached;

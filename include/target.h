@@ -246,6 +246,8 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
  * @addr: host, channel, id
  * @db: the quirk database, finalized
  * @dry_run: write nothing
+ * @look: with @dry_run and nothing of the target attached, one LUN may be
+ *	attached to read it, and is deleted again (struct reach_input)
  * @remove: delete attached LUNs the device no longer lists or the policy
  *	refuses
  * @force: with @remove, even when in use
@@ -275,6 +277,7 @@ struct target_input {
 	struct scsi_addr addr;
 	const struct quirk_db *db;
 	bool dry_run;
+	bool look;
 	bool remove;
 	bool force;
 	bool attach_ghosts;

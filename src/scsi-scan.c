@@ -71,8 +71,10 @@ static void usage(FILE *f)
 	      "that LUN is attached.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -n, --dry-run          print the plan, write nothing (only targets with an\n"
-	      "                         attached LUN can be looked at)\n"
+	      "  -n, --dry-run          print the plan, write nothing but this: one named\n"
+	      "                         target (H:C:T) with nothing attached is read\n"
+	      "                         through LUN 0 or the REPORT LUNS well-known LUN,\n"
+	      "                         attached for the look and deleted again\n"
 	      "      --remove           also delete attached LUNs that REPORT LUNS no longer\n"
 	      "                         lists or the lunmask policy refuses; ones in use\n"
 	      "                         (mounted, held, open) are kept\n"
@@ -470,10 +472,12 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 		for (size_t i = 0; i < rep.nhosts; i++)
 			targets += rep.hosts[i].ntargets;
-		if (!targets && !failures)
-			fprintf(stderr,
-				"scsi-scan: no LUN of that target is attached; scan it first "
-				"(explain writes nothing)\n");
+		if (!targets && !failures && sel[0].id != SCAN_WILDCARD)
+			fputs("scsi-scan: nothing answered at that target\n", stderr);
+		else if (!targets && !failures)
+			fputs("scsi-scan: no LUN of those targets is attached; name one target "
+			      "(H:C:T) to have it looked at\n",
+			      stderr);
 	}
 	scan_report_free(&rep);
 	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -49,6 +49,7 @@ const char *scan_code_name(enum scan_code c)
 		[SC_NOT_A_TARGET] = "none",
 		[SC_LIMIT] = "limit",
 		[SC_REACH_ONLY] = "reach-only",
+		[SC_LOOK_ONLY] = "look-only",
 		[SC_REFUSED_BY_TYPE] = "refused-by-type",
 		[SC_KEEP] = "keep",
 		[SC_ALREADY_ATTACHED] = "already-attached",

@@ -245,6 +245,48 @@ static void step_probe(struct discover *d, enum discover_outcome last, struct di
 	act(a, DISCOVER_TRY, d->channel, d->id, "probed: channel %u, id %u", d->channel, d->id);
 }
 
+/*
+ * A dry run's one selected target with nothing attached: tried when the
+ * host probes, or when its transport lists it as reachable. Return: whether
+ * @a holds a TRY.
+ */
+static bool look_at_selected(struct discover *d, struct discover_action *a)
+{
+	const struct discover_input *in = &d->in;
+	unsigned int channel = (unsigned int)in->channel, id = (unsigned int)in->id;
+	const struct discover_target *found = NULL;
+	unsigned int more = 0;
+
+	if (in->transport == DISCOVER_PROBE) {
+		act(a, DISCOVER_TRY, channel, id,
+		    "selected; nothing of it is attached (dry run: looked at through a LUN "
+		    "attached for the look)");
+		a->look = true;
+		return true;
+	}
+	for (size_t k = 0; k < in->ntargets; k++) {
+		const struct discover_target *t = &in->targets[k];
+
+		if (!t->is_target || !t->has_id || !t->reachable || t->channel != channel ||
+		    t->id != id)
+			continue;
+		if (found)
+			more++;
+		else
+			found = t;
+	}
+	if (!found)
+		return false;
+	act(a, DISCOVER_TRY, channel, id,
+	    "listed by %s %s (%s); nothing of it is attached (dry run: looked at through a "
+	    "LUN attached for the look)",
+	    found->name, found->address, found->state);
+	a->listed = true;
+	a->also_listed = more;
+	a->look = true;
+	return true;
+}
+
 /* A dry run: the targets with an attached LUN, then the listed ones that
  * cannot be reached. */
 static void step_dry_run(struct discover *d, struct discover_action *a)
@@ -258,6 +300,7 @@ static void step_dry_run(struct discover *d, struct discover_action *a)
 			continue;
 		if (!selected(in, x->channel, x->id))
 			continue;
+		d->looked = true;
 		act(a, DISCOVER_TRY, x->channel, x->id, "a LUN of it is attached (dry run)");
 		a->probe_lun = x->lun;
 		for (size_t k = 0; k < in->ntargets; k++) {
@@ -268,6 +311,11 @@ static void step_dry_run(struct discover *d, struct discover_action *a)
 					 t->name, t->address, t->state);
 		}
 		return;
+	}
+	if (in->look && !d->looked && in->channel >= 0 && in->id >= 0) {
+		d->looked = true;
+		if (look_at_selected(d, a))
+			return;
 	}
 	while (d->listed_next < in->ntargets) {
 		const struct discover_target *t = &in->targets[d->listed_next++];
@@ -281,8 +329,8 @@ static void step_dry_run(struct discover *d, struct discover_action *a)
 		return;
 	}
 	act(a, DISCOVER_DONE, 0, 0,
-	    "transport %s; dry run: only targets with an attached LUN are looked at",
-	    discover_transport_name(in->transport));
+	    "transport %s; dry run: only targets with an attached LUN%s are looked at",
+	    discover_transport_name(in->transport), in->look ? ", and the one selected," : "");
 }
 
 void discover_step(struct discover *d, enum discover_outcome last, struct discover_action *next)

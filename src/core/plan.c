@@ -437,6 +437,27 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->code = SC_KEEP;
+	if (in->look && (in->temporary || in->lun0_new || in->probe_new)) {
+		struct plan_reach_input scan = *in;
+		char would[PLAN_REASON_LEN];
+
+		/* A dry run leaves the target as it found it; its line says
+		 * what a scan would do with the LUN. */
+		scan.look = false;
+		plan_reach_fate(&scan, ret);
+		if (ret->detach)
+			snprintf(would, sizeof(would), "a scan would detach it too (%s)",
+				 ret->reason);
+		else
+			snprintf(would, sizeof(would), "a scan would keep it");
+		ret->detach = true;
+		ret->code = SC_LOOK_ONLY;
+		say(ret->reason,
+		    "attached only for this dry run's look at the target and deleted "
+		    "again; %s",
+		    would);
+		return;
+	}
 	if (in->temporary) {
 		ret->detach = true;
 		ret->code = SC_REACH_ONLY;

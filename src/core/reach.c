@@ -50,6 +50,13 @@ void reach_init(struct reach *r, const struct reach_input *in)
 	r->state = RS_START;
 }
 
+/* Whether one LUN may be attached to reach the target: a scan, or a dry
+ * run's look at a target with nothing attached. */
+static bool may_attach(const struct reach_input *in)
+{
+	return !in->dry_run || in->look;
+}
+
 /* Found through @lun; where LUN 0 is refused, the reason says so. */
 static void found(struct reach *r, struct reach_action *a, uint64_t lun, enum scan_code code)
 {
@@ -136,8 +143,13 @@ static void after_allowed(struct reach *r, struct reach_action *a)
 		return;
 	}
 	reach_act(a, REACH_REPORT, 0, SC_NO_LUN_ANSWERED);
-	reach_say(a, "dry run, nothing attached: no LUN answered (not LUN 0, not the REPORT LUNS "
-		     "well-known LUN, not the kernel's scan of the target)");
+	if (in->look)
+		reach_say(a, "dry run, nothing attached: no LUN answered (not LUN 0, not the "
+			     "REPORT LUNS well-known LUN; the kernel's scan of the target, which "
+			     "would attach every LUN, is not tried in a dry run)");
+	else
+		reach_say(a, "dry run, nothing attached: no LUN answered (not LUN 0, not the "
+			     "REPORT LUNS well-known LUN, not the kernel's scan of the target)");
 }
 
 static void after_wlun(struct reach *r, struct reach_action *a)
@@ -146,7 +158,7 @@ static void after_wlun(struct reach *r, struct reach_action *a)
 
 	if (r->wlun_impossible)
 		r->wlun_result = "is past the host's LUN limit (EINVAL)";
-	if (!in->dry_run && !in->lun0_allowed && in->allowed == 1) {
+	if (may_attach(in) && !in->lun0_allowed && in->allowed == 1) {
 		/* LUN 0 is refused and there is no well-known LUN: the LUNs the
 		 * policy names are the only way in, and harmless to try. */
 		r->lun = in->first_allowed;
@@ -169,7 +181,7 @@ static void after_lun0(struct reach *r, struct reach_action *a)
 			  in->other_lun);
 		return;
 	}
-	if (!in->dry_run && !r->wlun_impossible && !in->wlun_excluded) {
+	if (may_attach(in) && !r->wlun_impossible && !in->wlun_excluded) {
 		reach_act(a, REACH_WRITE, LUN_WLUN_REPORT_LUNS, SC_WLUN);
 		r->state = RS_WLUN;
 		return;
@@ -208,7 +220,7 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			found(r, next, 0, SC_LUN0_ATTACHED);
 			return;
 		}
-		if (!in->dry_run && in->lun0_allowed) {
+		if (may_attach(in) && in->lun0_allowed) {
 			/* LUN 0 first, as the kernel's target scan does. */
 			reach_act(next, REACH_WRITE, 0, SC_LUN0);
 			r->state = RS_LUN0;
@@ -220,6 +232,9 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		if (last->kind == REACH_OUT_ATTACHED) {
 			found(r, next, 0, SC_LUN0);
 			next->lun0_new = true;
+			if (in->dry_run)
+				reach_say(next, "nothing attached: reached through LUN 0, attached "
+						"for this dry run and deleted again");
 			return;
 		}
 		if (last->kind == REACH_OUT_ERROR ||
@@ -250,7 +265,8 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 			next->temporary = true;
 			reach_say(next,
 				  "LUN 0 absent: reached through the REPORT LUNS well-known "
-				  "LUN (49409), attached for this scan and detached after it");
+				  "LUN (49409), attached for this %s and detached after it",
+				  in->dry_run ? "dry run" : "scan");
 			return;
 		} else {
 			r->wlun_result = "attached nothing (the device refused it, e.g. with "

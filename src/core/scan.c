@@ -537,6 +537,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	in.investigate = ctx->opt.investigate;
 	in.has_only_lun = sel->lun_set;
 	in.only_lun = sel->lun;
+	in.look = da->look;
 	in.listed = da->listed;
 	in.found_reason = da->reason;
 	in.found_code = da->listed ? SC_LISTED : SC_PROBED;
@@ -631,6 +632,17 @@ static void finish_releases(struct host_scan *hs)
 	hs->npending = 0;
 }
 
+/*
+ * A dry run of one named target may attach one LUN of it, when nothing of
+ * it is attached, to read it, and deletes it again: the question "why is
+ * my new LUN not there?" is asked of exactly such targets.
+ */
+static bool dry_run_looks(const struct scan_ctx *ctx, const struct selector *sel)
+{
+	return ctx->opt.dry_run && !ctx->opt.investigate && sel->channel != SCAN_WILDCARD &&
+	       sel->id != SCAN_WILDCARD;
+}
+
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
@@ -679,6 +691,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 						    .channel = sel->channel,
 						    .id = sel->id,
 						    .dry_run = ctx->opt.dry_run,
+						    .look = dry_run_looks(ctx, sel),
 						    .attached = before,
 						    .nattached = nbefore });
 	for (;;) {
@@ -816,7 +829,7 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 				 ctx->opt.time_limit);
 			continue;
 		}
-		if (!ctx->opt.dry_run) {
+		if (!ctx->opt.dry_run || dry_run_looks(ctx, sel)) {
 			r = take_host_lock(ctx, hosts[i], &lock);
 			if (r < 0) {
 				h->failed = true;

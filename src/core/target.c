@@ -343,7 +343,12 @@ static void finish(struct target_machine *m, enum target_end_kind end, int error
 static void release(struct target_machine *m, enum release_kind kind, uint64_t lun,
 		    enum scan_code code, const char *reason, int then)
 {
-	release_init(&m->release, kind, lun, code, reason, m->in.dry_run, m->in.force);
+	/* What a dry run attached to look at the target is deleted for real. */
+	bool look_undo = kind == RELEASE_OURS && m->in.dry_run && m->reach_in.look &&
+			 lun == m->probe_lun && (m->lun0_new || m->temporary || m->probe_new);
+
+	release_init(&m->release, kind, lun, code, reason, m->in.dry_run && !look_undo,
+		     m->in.force);
 	m->releasing = true;
 	m->after_release = then;
 }
@@ -474,6 +479,7 @@ static int start(struct target_machine *m)
 		return r;
 	memset(in, 0, sizeof(*in));
 	in->dry_run = m->in.dry_run;
+	in->look = m->in.dry_run && m->in.look;
 	in->listed = m->in.listed;
 	in->wlun_impossible = m->in.wlun_impossible;
 	if (m->in.nbefore) {
@@ -648,6 +654,11 @@ static void inquiry_failed(struct target_machine *m, const char *why)
 {
 	report_fail(&m->rep, "INQUIRY failed: %s", why);
 	m->error = -EIO;
+	if (m->reach_in.look && m->in.dry_run && (m->lun0_new || m->probe_new)) {
+		release(m, RELEASE_OURS, m->probe_lun, SC_LOOK_ONLY,
+			"attached only for this dry run's look at the target", P_DONE);
+		return;
+	}
 	if (m->temporary) {
 		release(m, RELEASE_OURS, m->probe_lun, SC_REACH_ONLY,
 			"the REPORT LUNS well-known LUN, attached only to reach the target",
@@ -959,6 +970,8 @@ static int fate_and_plan(struct target_machine *m)
 	plan_reach_fate(&(struct plan_reach_input){ .probe_lun = m->probe_lun,
 						    .temporary = m->temporary,
 						    .lun0_new = m->lun0_new,
+						    .probe_new = m->probe_new,
+						    .look = m->in.dry_run && m->reach_in.look,
 						    .attach = in->attach,
 						    .lun0_attach = m->match.attach,
 						    .refusal = refusal,

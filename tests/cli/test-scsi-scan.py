@@ -1704,6 +1704,52 @@ class ListExplain(ScanTest):
         self.assertIn("SCSI-2", out)
         self.assertFalse([c for c in t.commands()[before:] if c.startswith("scan")])
 
+    def test_explain_and_dry_run_of_an_empty_target(self):
+        """A target with nothing attached ("why don't I see my new LUN?"):
+        read through LUN 0 attached for the look, deleted again; through
+        the well-known LUN where there is no LUN 0; never the kernel's
+        scan; a host as a whole still writes nothing."""
+        t = self.tree("host 0 max_id 3 max_lun 49410\n"
+                      "lu 0:0:0:0 vendor ACME model Disk version 5\n"
+                      "lu 0:0:0:3 vendor ACME model Disk version 5\n"
+                      "lu 0:0:1:2 vendor ACME model Disk version 5\n")
+        out = t.run("explain", "0:0:0", rc=0).stdout
+        self.assertIn("reached: nothing attached: reached through LUN 0, attached for this "
+                      "dry run and deleted again", out)
+        self.assertIn("REPORT LUNS listed 2: 0 3", out)
+        self.assertIn("LUN 3         would-probe", out)
+        self.assertIn("LUN 0         detached     attached only for this dry run's look at "
+                      "the target and deleted again; a scan would keep it", out)
+        self.assertEqual(t.devices(), [])
+        self.assertEqual([c for c in t.commands() if c.startswith(("scan", "delete"))],
+                         ["scan host0 0 0 0", "delete 0:0:0:0"], t.commands())
+        # no LUN 0: through the well-known LUN; JSON says look-only
+        before = len(t.commands())
+        doc = json.loads(t.run("-n", "--json", "0:0:1", rc=0).stdout)
+        luns, tgt = self.lun_outcomes(doc, "0:0:1")
+        self.assertEqual(luns, {2: "would-probe", 49409: "detached"})
+        self.assertEqual([lu["reason_code"] for lu in tgt["luns"] if lu["lun"] == 49409],
+                         ["look-only"])
+        self.assertEqual(t.devices(), [])
+        new = [c for c in t.commands()[before:] if c.startswith(("scan", "delete"))]
+        self.assertEqual(new, ["scan host0 0 1 0", "scan host0 0 1 49409", "delete 0:0:1:49409"], new)
+        # nothing there: one write, nothing left, said so
+        p = t.run("explain", "0:0:2", rc=0)
+        self.assertIn("nothing answered at that target", p.stderr)
+        self.assertEqual(t.devices(), [])
+        # a host or a channel as a whole: only what is attached, no write
+        before = len(t.commands())
+        p = t.run("-n", "0:0", rc=0)
+        self.assertIn("dry run: only targets with an attached LUN are looked at", p.stdout)
+        self.assertFalse([c for c in t.commands()[before:] if c.startswith(("scan", "delete"))])
+        # a target with a LUN attached is read through it, as before
+        t.run("0:0:0:3", rc=0)
+        before = len(t.commands())
+        out = t.run("explain", "0:0:0", rc=0).stdout
+        self.assertNotIn("detached", out)
+        self.assertFalse([c for c in t.commands()[before:] if c.startswith(("scan", "delete"))])
+        self.assertEqual(t.devices(), ["0:0:0:3"])
+
     def test_kernel_flags_against_the_database(self):
         """The flags the kernel applied (blacklist) against the database's:
         a local entry that drops nostartonadd from the MSA1000, one that

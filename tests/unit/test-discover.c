@@ -211,6 +211,72 @@ START_TEST(discover_iscsi_sessions)
 }
 END_TEST
 
+/*
+ * A dry run: the targets with an attached LUN, the one selected when it
+ * has none and may be looked at ("L": tried through a LUN attached for the
+ * look), the listed ones that cannot be reached ("F").
+ */
+static const struct look_case {
+	const char *what;
+	enum discover_transport transport;
+	int ntargets; /* of: 0:0 logged in, 0:1 failed */
+	int channel, id;
+	bool look;
+	int nattached; /* of: 0:0:0:0, 0:0:2:1 */
+	const char *trace;
+} look_cases[] = {
+	{ "probed, one target named, nothing of it attached", DISCOVER_PROBE, 0, 0, 3, true, 2,
+	  "L0:3" },
+	{ "probed, the named target has a LUN attached", DISCOVER_PROBE, 0, 0, 2, true, 2, "0:2" },
+	{ "no look (a whole host)", DISCOVER_PROBE, 0, NONE, NONE, false, 2, "0:0 0:2" },
+	{ "no look asked for", DISCOVER_PROBE, 0, 0, 3, false, 2, "" },
+	{ "listed and logged in, nothing attached", DISCOVER_ISCSI, 2, 0, 0, true, 0, "L0:0" },
+	{ "listed, not reachable: reported, not looked at", DISCOVER_ISCSI, 2, 0, 1, true, 0,
+	  "F0:1" },
+	{ "not listed by the transport: nothing to look at", DISCOVER_ISCSI, 2, 0, 5, true, 0, "" },
+};
+
+START_TEST(discover_dry_run_look)
+{
+	const struct look_case *c = &look_cases[_i];
+	struct discover_target t[] = {
+		listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
+		listed(0, 1, true, true, false, "session2", "FAILED"),
+	};
+	const struct scsi_addr attached[] = { { 0, 0, 0, 0 }, { 0, 0, 2, 1 } };
+	struct discover_input in = { .transport = c->transport,
+				     .targets = t,
+				     .ntargets = (size_t)c->ntargets,
+				     .channel = c->channel,
+				     .id = c->id,
+				     .dry_run = true,
+				     .look = c->look,
+				     .attached = attached,
+				     .nattached = (size_t)c->nattached };
+	struct discover_action a;
+	struct discover d;
+	char trace[64] = "";
+
+	discover_init(&d, &in);
+	for (int steps = 0;; steps++) {
+		ck_assert_int_lt(steps, 10);
+		discover_step(&d, DISCOVER_OUT_FOUND, &a);
+		if (a.kind == DISCOVER_DONE)
+			break;
+		ck_assert_msg(a.look == (a.kind == DISCOVER_TRY && strstr(a.reason, "look")),
+			      "%s: %s", c->what, a.reason);
+		snprintf(trace + strlen(trace), sizeof(trace) - strlen(trace), "%s%s%u:%u",
+			 trace[0] ? " " : "",
+			 a.kind == DISCOVER_FAIL ? "F"
+			 : a.look		 ? "L"
+						 : "",
+			 a.channel, a.id);
+	}
+	ck_assert_msg(strcmp(trace, c->trace) == 0, "%s: '%s', expected '%s'", c->what, trace,
+		      c->trace);
+}
+END_TEST
+
 /* Two entries of the list for one channel and id (the audit's fake trees;
  * sessions of a multi-session HBA): the target is tried once. */
 START_TEST(discover_one_target_listed_twice)
@@ -417,6 +483,56 @@ static const struct reach_case {
 	  REACH_LIMIT,
 	  "limit",
 	  -1 },
+	{ "a dry run writes nothing",
+	  { .dry_run = true, .listed = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "0", 'a', -1, -1, -1 },
+	  -1,
+	  "",
+	  REACH_REPORT,
+	  "no-lun-answered",
+	  -1 },
+	{ "a dry run's look: through LUN 0",
+	  { .dry_run = true, .look = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "0 1", 'a', -1, -1, -1 },
+	  -1,
+	  "0",
+	  REACH_FOUND,
+	  "lun0",
+	  0 },
+	{ "a dry run's look: no LUN 0, the well-known LUN",
+	  { .dry_run = true, .look = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "3", 'a', -1, -1, -1 },
+	  -1,
+	  "0 W",
+	  REACH_FOUND,
+	  "wlun",
+	  49409 },
+	{ "a dry run's look: never the kernel's scan",
+	  { .dry_run = true, .look = true, .listed = true, .lun0_allowed = true, .allowed = -1 },
+	  false,
+	  { "3", 'n', 3, -1, -1 },
+	  -1,
+	  "0 W",
+	  REACH_REPORT,
+	  "no-lun-answered",
+	  -1 },
+	{ "a dry run's look: LUN 0 refused, through a LUN the policy names",
+	  { .dry_run = true,
+	    .look = true,
+	    .allowed = 1,
+	    .first_allowed = 4,
+	    .restricts = true,
+	    .lun0_why = "not in the luns" },
+	  true,
+	  { "5", 'n', -1, -1, -1 },
+	  -1,
+	  "W 4 5",
+	  REACH_FOUND,
+	  "policy-lun",
+	  5 },
 	{ "EINVAL on a listed target is a failure",
 	  { .listed = true, .lun0_allowed = true, .allowed = -1 },
 	  false,
@@ -631,6 +747,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, discover_fc_rports);
 	tcase_add_test(tc, discover_one_target_listed_twice);
 	tcase_add_test(tc, discover_sas_never_probes);
+	tcase_add_loop_test(tc, discover_dry_run_look, 0,
+			    sizeof(look_cases) / sizeof(look_cases[0]));
 	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;

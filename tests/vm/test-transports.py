@@ -132,6 +132,17 @@ masked() { # name host policy-file
 masked lunmask-iqn-luns $o1 /etc/lunmask-t1.conf
 masked lunmask-iqn-no-lun-0 $o2 /etc/lunmask-t2.conf
 masked lunmask-iqn-exclude $o3 /etc/lunmask-t3.conf
+# explain of a target with nothing attached ("why is my new LUN not
+# there?"): read through LUN 0 attached for the look and deleted again;
+# then the policy's LUNs back, as the masked run left them.
+for d in /sys/bus/scsi/devices/$o3:*; do [ -e "$d" ] && echo 1 > $d/delete; done
+dmesg -c > /dev/null
+scsi-scan explain $o3:0:0 > /tmp/xe.out 2>&1; rc=$?
+seen=$(dmesg | sed -n "s/.*scsi $o3:\([0-9]*:[0-9]*:[0-9]*\): .*/\1/p" | sort -u |
+	tr '\n' ',' | sed 's/,$//')
+echo "@@XE rc=$rc after=[$(luns_of_host $o3)] seen=[$seen]"
+sed 's/^/@@XEL /' /tmp/xe.out | head -30
+scsi-scan --quirks-file /etc/lunmask-t3.conf host$o3 > /dev/null 2>&1
 scsi-scan explain --quirks-file /etc/lunmask-t1.conf $o1:0:0 2>&1 | sed 's/^/@@XM /'
 
 # SAS: mptsas registers the end devices when it loads.
@@ -400,6 +411,17 @@ def main():
     checks.check("lunmask-explain", "lunmask: 't1' (/etc/lunmask-t1.conf:1)" in xm and
                  "not in the luns of lunmask 't1'" in xm,
                  "explain names the lunmask entry (file:line) for each LUN it kept out",
+                 width=30)
+    xe = re.search(r"^@@XE rc=(\d+) after=\[(.*)\] seen=\[(.*)\]$", out, re.M)
+    xel = "\n".join(line[6:] for line in out.splitlines() if line.startswith("@@XEL "))
+    checks.check("explain-empty-target",
+                 bool(xe) and xe.group(1) == "0" and xe.group(2) == "" and
+                 xe.group(3) == "0:0:0" and "reached through LUN 0, attached for this dry run" in xel
+                 and re.search(r"LUN 0 +detached +attached only for this dry run's look", xel)
+                 and re.search(r"LUN 1 +would-probe", xel) and re.search(r"LUN 3 +would-probe", xel),
+                 f"explain of an iSCSI target with nothing attached: rc "
+                 f"{xe.group(1) if xe else '?'}, attached after [{xe.group(2) if xe else '?'}], "
+                 f"the kernel's log saw [{xe.group(3) if xe else '?'}] for the look",
                  width=30)
     explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
     checks.check("iscsi-explain-no-lun-0",
