@@ -183,6 +183,36 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 		 struct ghost_evidence *ret);
 
 /**
+ * enum remap_verdict - whether an attached LUN is still the unit it was
+ * @REMAP_SAME: a unique designator, the serial or the INQUIRY data agree
+ * @REMAP_UNKNOWN: nothing that names a unit is there on both sides
+ * @REMAP_CHANGED: another unit answers at the LUN (a remapped LUN)
+ */
+enum remap_verdict {
+	REMAP_SAME,
+	REMAP_UNKNOWN,
+	REMAP_CHANGED,
+};
+
+/**
+ * remap_judge() - whether the unit behind an attached LUN changed
+ * @was: its identity when it was attached (the kernel's copy: its inquiry,
+ *	vpd_pg80 and vpd_pg83 attributes)
+ * @now: what the LUN answers now
+ * @what: set to the fields compared and how they differ, in words
+ * @len: size of @what
+ *
+ * The strongest evidence both sides have decides: the unique designators
+ * of page 0x83 (NAA, EUI-64, UUID, SCSI name), then the page 0x80 serial,
+ * then the INQUIRY vendor and model. A new revision (firmware) alone is
+ * the same unit.
+ *
+ * Return: the verdict.
+ */
+enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_identity *now,
+			       char *what, size_t len);
+
+/**
  * ghost_verdict_name() - short name of a verdict, for output
  * @v: the verdict
  *

@@ -62,6 +62,23 @@ int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t 
 		 struct sgio_error *err);
 
 /**
+ * sgio_inquiry_vpd() - INQUIRY for a VPD page (EVPD set)
+ * @fd: from sgio_open()
+ * @page: the page code (0x80, 0x83)
+ * @buf: response buffer
+ * @len: allocation length, at most 65535
+ * @timeout: seconds
+ * @ret_got: bytes received (allocation length minus residual)
+ * @err: filled on failure
+ *
+ * Retried as sgio_inquiry() is.
+ *
+ * Return: 0, a positive SG_LIB_CAT_* category, or a negative errno.
+ */
+int sgio_inquiry_vpd(int fd, uint8_t page, uint8_t *buf, size_t len, unsigned int timeout,
+		     size_t *ret_got, struct sgio_error *err);
+
+/**
  * sgio_report_luns() - REPORT LUNS (SELECT REPORT 0), the whole list
  * @fd: from sgio_open()
  * @timeout: seconds

@@ -40,6 +40,8 @@
  *	(result, max_lun_ok, and luns: the target's LUNs attached now)
  * @TARGET_INQUIRY: standard INQUIRY of @len bytes through the sg or bsg
  *	node of @lun (result, data, has_sense, why)
+ * @TARGET_VPD: INQUIRY for VPD page @page of @lun, through its sg or bsg
+ *	node (result as TARGET_INQUIRY)
  * @TARGET_REPORT_LUNS: REPORT LUNS through the node of @lun (result, data,
  *	has_sense, why)
  * @TARGET_READ: the sysfs attribute @attr of @lun (result: bytes or a
@@ -58,6 +60,7 @@ enum target_act {
 	TARGET_ATTACH,
 	TARGET_KERNEL_SCAN,
 	TARGET_INQUIRY,
+	TARGET_VPD,
 	TARGET_REPORT_LUNS,
 	TARGET_READ,
 	TARGET_LIST,
@@ -112,6 +115,7 @@ enum target_end_kind {
  * @kind: what to do
  * @lun: the LUN it is about
  * @len: TARGET_INQUIRY: the allocation length
+ * @page: TARGET_VPD: the page code
  * @attr: TARGET_READ: which attribute
  * @text: TARGET_SET_HANDLER: the handler's name
  * @end: TARGET_DONE: how the target ended
@@ -121,6 +125,7 @@ struct target_action {
 	enum target_act kind;
 	uint64_t lun;
 	size_t len;
+	uint8_t page;
 	enum target_attr attr;
 	const char *text;
 	enum target_end_kind end;
@@ -177,12 +182,15 @@ struct target_obs {
  *	attach = false device): its line says "detached"
  * @RELEASE_REFUSED: attached before; the policy refuses it or the device
  *	no longer lists it (--remove): its line says "removed"
+ * @RELEASE_REMAPPED: attached before, and another unit answers at it now:
+ *	deleted (no line; the machine attaches it again) unless in use
  * @RELEASE_DEFERRED: its line was written already ("detached": a ghost,
  *	or an investigation's LUN); taken at the end of the host's scan
  */
 enum release_kind {
 	RELEASE_OURS,
 	RELEASE_REFUSED,
+	RELEASE_REMAPPED,
 	RELEASE_DEFERRED,
 };
 
@@ -196,6 +204,7 @@ struct release {
 	bool dry_run;
 	bool force;
 	int state;
+	bool deleted;
 	char reason[PLAN_REASON_LEN];
 };
 
@@ -253,6 +262,8 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
  * @force: with @remove, even when in use
  * @attach_ghosts: attach LUNs that repeat another LUN's identity
  * @investigate: gather evidence (scsi-quirks suggest)
+ * @check_identity: compare each attached LUN's unit with the one the kernel
+ *	attached (a remapped LUN is deleted and attached again, unless in use)
  * @has_only_lun: one LUN was selected
  * @only_lun: that LUN
  * @listed: the transport lists the target
@@ -282,6 +293,7 @@ struct target_input {
 	bool force;
 	bool attach_ghosts;
 	bool investigate;
+	bool check_identity;
 	bool has_only_lun;
 	uint64_t only_lun;
 	bool listed;
@@ -335,6 +347,8 @@ struct ghost_watch {
  * struct target_machine - one target's machine; fields are private, but
  *	for @rep, the target's report, which target_take_report() hands over
  */
+struct remap_check;
+
 struct target_machine {
 	struct target_input in;
 	int phase;
@@ -358,6 +372,8 @@ struct target_machine {
 	bool probe_new;
 	struct inquiry inq;
 	enum inquiry_source inquiry_source;
+	uint8_t probe_inquiry[INQUIRY_MIN_LEN];
+	size_t probe_inquiry_len;
 	struct quirk_match match;
 	bool target_attach;
 	char wwid[SCSI_WWID_MAX + 1];
@@ -399,6 +415,8 @@ struct target_machine {
 	struct ghost_watch *watch;
 	int watch_state;
 	int watch_verdict;
+	/* a remapped LUN */
+	struct remap_check *remap;
 	/* releases */
 	struct release release;
 	bool releasing;

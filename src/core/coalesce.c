@@ -17,7 +17,10 @@
  *   "change 3:0:1:0, change 3:0:1:4" is one scan of 3:0:1; a host add
  *   merged after it keeps 3:0:1's removal and no other.
  * - INQUIRY or capacity data changed: per LUN and kind, once; past
- *   WORK_LUNS_MAX the event is dropped and said so.
+ *   WORK_LUNS_MAX the event is dropped and said so. INQUIRY data changed
+ *   also scans the LUN's target, as a target appearing does: the scan
+ *   finds a remapped LUN. "change 3:0:1:2 (INQUIRY)" is a scan of 3:0:1
+ *   and a look at 3:0:1:2's INQUIRY data.
  * - host remove: everything waiting for the host goes.
  */
 #include <string.h>
@@ -105,7 +108,17 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 		return add_target(w, ev->channel, ev->id, false);
 	case SCSI_EVENT_LUNS_CHANGED:
 		return add_target(w, ev->channel, ev->id, true);
-	case SCSI_EVENT_INQUIRY_CHANGED:
+	case SCSI_EVENT_INQUIRY_CHANGED: {
+		/* Another unit may answer at the LUN now (a remapped LUN): its
+		 * target's scan holds each attached LUN against the unit the
+		 * kernel attached. */
+		enum merge_result t = add_target(w, ev->channel, ev->id, false);
+		enum merge_result l = add_lun(w, ev);
+
+		if (l == MERGE_DROPPED || t == MERGE_WIDENED)
+			return l == MERGE_DROPPED ? l : t;
+		return l == MERGE_QUEUED || t == MERGE_QUEUED ? MERGE_QUEUED : MERGE_COALESCED;
+	}
 	case SCSI_EVENT_CAPACITY_CHANGED:
 		return add_lun(w, ev);
 	default:

@@ -56,6 +56,7 @@ const char *scan_code_name(enum scan_code c)
 		[SC_REACHED_THROUGH] = "reached-through",
 		[SC_KERNEL_SCAN_UNDONE] = "kernel-scan-undone",
 		[SC_NO_LONGER_REPORTED] = "no-longer-reported",
+		[SC_REMAPPED] = "remapped",
 		[SC_BOUND] = "bound",
 		[SC_NOT_WRITABLE] = "not-writable",
 		[SC_DELETE_FAILED] = "delete-failed",

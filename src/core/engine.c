@@ -290,6 +290,15 @@ static void log_report(struct engine *e, const struct scan_report *rep)
 				const struct lun_report *lr = &t->luns[l];
 				int prio;
 
+				/* Another volume behind a LUN in use: writes to it
+				 * reach that volume. */
+				if (lr->code == SC_REMAPPED) {
+					elog(e, lr->outcome == LUN_ATTACHED ? LOG_WARNING : LOG_ERR,
+					     "%u:%u:%u:%" PRIu64 ": %s: %s", t->addr.host,
+					     t->addr.channel, t->addr.id, lr->lun,
+					     lun_outcome_name(lr->outcome), lr->reason);
+					continue;
+				}
 				switch (lr->outcome) {
 				case LUN_REMOVED:
 				case LUN_IN_USE:

@@ -334,3 +334,62 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 	ret->rule = "no-identity";
 	say(ret, "no serial or designator to tell the units apart");
 }
+
+/* The text of @id's first designator of a unique type both report. */
+static const struct designator *first_unique(const struct lun_identity *id,
+					     const struct lun_identity *other)
+{
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (designator_unique(id->designators[i].type) &&
+		    has_type(other, id->designators[i].type))
+			return &id->designators[i];
+	return NULL;
+}
+
+enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_identity *now,
+			       char *what, size_t len)
+{
+	bool common = false;
+	struct inquiry a, b;
+
+	what[0] = '\0';
+	for (uint8_t type = 0; type < IDENTITY_DESIGNATOR_TYPES; type++) {
+		if (!designator_unique(type) || !has_type(was, type) || !has_type(now, type))
+			continue;
+		common = true;
+		if (same_set(was, now, type)) {
+			snprintf(what, len, "VPD 0x83 %s designators identical", type_name(type));
+			return REMAP_SAME;
+		}
+	}
+	if (common) {
+		const struct designator *x = first_unique(was, now), *y = first_unique(now, was);
+
+		snprintf(what, len, "VPD 0x83 %s became %s", x ? x->text : "?", y ? y->text : "?");
+		return REMAP_CHANGED;
+	}
+	if (was->has_serial && now->has_serial) {
+		if (strcmp(was->serial, now->serial) == 0) {
+			snprintf(what, len, "VPD 0x80 serial '%s' identical", was->serial);
+			return REMAP_SAME;
+		}
+		snprintf(what, len, "VPD 0x80 serial '%s' became '%s'", was->serial, now->serial);
+		return REMAP_CHANGED;
+	}
+	if (was->has_inquiry && now->has_inquiry &&
+	    inquiry_decode(was->inquiry, was->inquiry_len, &a) == 0 &&
+	    inquiry_decode(now->inquiry, now->inquiry_len, &b) == 0) {
+		if (strcmp(a.vendor, b.vendor) || strcmp(a.model, b.model) || a.pdt != b.pdt) {
+			snprintf(what, len, "INQUIRY '%s' '%s' type %u became '%s' '%s' type %u",
+				 a.vendor, a.model, a.pdt, b.vendor, b.model, b.pdt);
+			return REMAP_CHANGED;
+		}
+		snprintf(what, len,
+			 "INQUIRY '%s' '%s' identical, and no serial or unique designator on both "
+			 "sides",
+			 a.vendor, a.model);
+		return REMAP_UNKNOWN;
+	}
+	snprintf(what, len, "no identity to compare");
+	return REMAP_UNKNOWN;
+}

@@ -295,6 +295,18 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 		o->data = hs->buf;
 		o->len = got;
 		break;
+	case TARGET_VPD:
+		fd = node_of(hs, &lun);
+		if (fd < 0) {
+			o->result = fd;
+			break;
+		}
+		r = sgio_inquiry_vpd(fd, a->page, hs->buf, a->len, ctx->opt.inquiry_timeout, &got,
+				     &err);
+		command(hs, r, &err, o);
+		o->data = hs->buf;
+		o->len = got;
+		break;
 	case TARGET_REPORT_LUNS:
 		fd = node_of(hs, &lun);
 		if (fd < 0) {
@@ -535,6 +547,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	in.force = ctx->opt.force;
 	in.attach_ghosts = ctx->opt.attach_ghosts;
 	in.investigate = ctx->opt.investigate;
+	in.check_identity = !ctx->opt.investigate;
 	in.has_only_lun = sel->lun_set;
 	in.only_lun = sel->lun;
 	in.look = da->look;

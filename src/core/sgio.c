@@ -192,6 +192,19 @@ int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t 
 	return run(fd, cdb, sizeof(cdb), buf, len, timeout, ret_got, err);
 }
 
+int sgio_inquiry_vpd(int fd, uint8_t page, uint8_t *buf, size_t len, unsigned int timeout,
+		     size_t *ret_got, struct sgio_error *err)
+{
+	uint8_t cdb[6] = { 0x12, 1, page, 0, 0, 0 };
+
+	if (len > 65535)
+		len = 65535;
+	cdb[3] = (uint8_t)(len >> 8);
+	cdb[4] = (uint8_t)len;
+	memset(buf, 0, len);
+	return run(fd, cdb, sizeof(cdb), buf, len, timeout, ret_got, err);
+}
+
 int sgio_report_luns(int fd, unsigned int timeout, uint8_t **ret_buf, size_t *ret_len,
 		     struct sgio_error *err)
 {

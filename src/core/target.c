@@ -37,6 +37,9 @@ enum phase {
 	P_ATTACH,
 	P_LOST,
 	P_OWN_INQUIRY,
+	P_REMAP,
+	P_REMAP_ATTACH,
+	P_REMAP_ATTACHED,
 	P_WATCH,
 	P_NEXT,
 	P_AFTER,
@@ -209,6 +212,7 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
 					 e);
 			break;
 		}
+		r->deleted = true;
 		if (r->kind == RELEASE_OURS)
 			rel_line(line, LUN_DETACHED, r->code, "%s", r->reason);
 		else if (r->kind == RELEASE_REFUSED)
@@ -668,6 +672,153 @@ static void inquiry_failed(struct target_machine *m, const char *why)
 	m->phase = P_DONE;
 }
 
+/* ---- a remapped LUN ---------------------------------------------------- */
+
+/*
+ * An attached LUN held against the unit the kernel attached: its copy of
+ * each identity page against the device's answer now. A page is asked of
+ * the device only where the kernel holds a copy of it (the kernel asked
+ * that device for it already, quirks and all); the strongest evidence both
+ * sides have decides (remap_judge()).
+ */
+enum remap_state {
+	RC_BEGIN,
+	RC_GOT_KERNEL_VPD83,
+	RC_GOT_DEVICE_VPD83,
+	RC_GOT_KERNEL_VPD80,
+	RC_GOT_DEVICE_VPD80,
+	RC_GOT_KERNEL_INQUIRY,
+	RC_GOT_DEVICE_INQUIRY,
+	RC_JUDGED,
+};
+
+struct remap_check {
+	uint64_t lun;
+	int then;
+	enum remap_state state;
+	enum remap_verdict verdict;
+	struct lun_identity was;
+	struct lun_identity now;
+	char what[IDENTITY_EVIDENCE_LEN];
+};
+
+/* Whether @lun, attached before this scan, is checked for another unit:
+ * not the LUN the target was reached through when its INQUIRY failed (a
+ * device that timed out once is not asked again). */
+static bool checks_identity(const struct target_machine *m, uint64_t lun)
+{
+	if (!m->in.check_identity || !in_sorted(m->in.before, m->in.nbefore, lun))
+		return false;
+	return lun != m->probe_lun || m->inquiry_source == INQUIRY_FROM_SGIO;
+}
+
+/* Starts the check of @lun; the machine goes on at @then (P_NEXT: a probe
+ * of the plan, with the ghost watch; P_REF: LUN 0, before the plan). */
+static int remap_start(struct target_machine *m, uint64_t lun, int then)
+{
+	if (!m->remap) {
+		m->remap = malloc(sizeof(*m->remap));
+		if (!m->remap)
+			return -ENOMEM;
+	}
+	memset(m->remap, 0, sizeof(*m->remap));
+	m->remap->lun = lun;
+	m->remap->then = then;
+	m->remap->state = RC_BEGIN;
+	/* What the target's INQUIRY through this LUN answered is its answer
+	 * now: not asked twice. */
+	if (lun == m->probe_lun && m->probe_inquiry_len)
+		identity_set_inquiry(&m->remap->now, m->probe_inquiry, m->probe_inquiry_len);
+	m->phase = P_REMAP;
+	return 0;
+}
+
+static void vpd(struct target_action *a, uint64_t lun, uint8_t page)
+{
+	act(a, TARGET_VPD, lun);
+	a->page = page;
+	a->len = VPD_PAGE_MAX - 4;
+}
+
+/* One step of the check, the state naming what @o answers. Return: 1 with
+ * an action in @next, 0 judged. */
+static int remap_next(struct remap_check *c, const struct target_obs *o, struct target_action *next)
+{
+	switch (c->state) {
+	case RC_BEGIN:
+		c->state = RC_GOT_KERNEL_VPD83;
+		read_attr(next, c->lun, ATTR_VPD83);
+		return 1;
+	case RC_GOT_KERNEL_VPD83:
+		if (o->result > 0 && identity_set_vpd83(&c->was, o->data, o->len) == 0) {
+			c->state = RC_GOT_DEVICE_VPD83;
+			vpd(next, c->lun, 0x83);
+			return 1;
+		}
+		c->state = RC_GOT_KERNEL_VPD80;
+		read_attr(next, c->lun, ATTR_VPD80);
+		return 1;
+	case RC_GOT_DEVICE_VPD83:
+		if (o->result == 0)
+			identity_set_vpd83(&c->now, o->data, o->len);
+		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+		if (c->verdict != REMAP_UNKNOWN || !c->now.ndesignators) {
+			/* Decided, or the device did not answer the page its
+			 * kernel copy says it has: no more commands to it. */
+			c->state = RC_JUDGED;
+			return 0;
+		}
+		c->state = RC_GOT_KERNEL_VPD80;
+		read_attr(next, c->lun, ATTR_VPD80);
+		return 1;
+	case RC_GOT_KERNEL_VPD80:
+		if (o->result > 0 && identity_set_vpd80(&c->was, o->data, o->len) == 0) {
+			c->state = RC_GOT_DEVICE_VPD80;
+			vpd(next, c->lun, 0x80);
+			return 1;
+		}
+		c->state = RC_GOT_KERNEL_INQUIRY;
+		read_attr(next, c->lun, ATTR_INQUIRY);
+		return 1;
+	case RC_GOT_DEVICE_VPD80:
+		if (o->result == 0)
+			identity_set_vpd80(&c->now, o->data, o->len);
+		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+		if (c->verdict != REMAP_UNKNOWN || !c->now.has_serial) {
+			c->state = RC_JUDGED;
+			return 0;
+		}
+		c->state = RC_GOT_KERNEL_INQUIRY;
+		read_attr(next, c->lun, ATTR_INQUIRY);
+		return 1;
+	case RC_GOT_KERNEL_INQUIRY:
+		if (o->result <= 0) {
+			c->verdict = REMAP_UNKNOWN;
+			c->state = RC_JUDGED;
+			return 0;
+		}
+		identity_set_inquiry(&c->was, o->data, o->len);
+		if (c->now.has_inquiry) {
+			c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+			c->state = RC_JUDGED;
+			return 0;
+		}
+		c->state = RC_GOT_DEVICE_INQUIRY;
+		act(next, TARGET_INQUIRY, c->lun);
+		next->len = INQUIRY_MIN_LEN;
+		return 1;
+	case RC_GOT_DEVICE_INQUIRY:
+		if (o->result == 0)
+			identity_set_inquiry(&c->now, o->data, o->len);
+		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+		c->state = RC_JUDGED;
+		return 0;
+	case RC_JUDGED:
+		break;
+	}
+	return 0;
+}
+
 /* ---- the ghost watch --------------------------------------------------- */
 
 enum watch_state {
@@ -1033,6 +1184,46 @@ static int probe_kernel_lun(struct target_machine *m, ssize_t k)
 	return 0;
 }
 
+/* A LUN attached before, left as it is. */
+static int present(struct target_machine *m, uint64_t lun)
+{
+	if (line(m, lun, LUN_PRESENT, SC_ALREADY_ATTACHED, "already attached; left alone") < 0)
+		return -ENOMEM;
+	if (watched(m, LUN_PRESENT))
+		watch_start(m);
+	else
+		m->phase = P_NEXT;
+	return 0;
+}
+
+/* The check of an attached LUN is judged: another unit answers at it is
+ * deleted and attached again, unless in use; anything else is present. */
+static int remap_judged(struct target_machine *m)
+{
+	struct remap_check *c = m->remap;
+	char reason[PLAN_REASON_LEN];
+
+	if (c->verdict != REMAP_CHANGED && c->then == P_NEXT)
+		return present(m, c->lun);
+	if (c->verdict != REMAP_CHANGED) {
+		m->phase = c->then;
+		return line(m, c->lun, LUN_PRESENT, SC_ALREADY_ATTACHED,
+			    "already attached; left alone") < 0
+			       ? -ENOMEM
+			       : 0;
+	}
+	snprintf(reason, sizeof(reason), "remapped, another unit answers at it: %s", c->what);
+	if (m->in.dry_run) {
+		m->phase = c->then;
+		return line(m, c->lun, LUN_WOULD_REMOVE, SC_REMAPPED,
+			    "%s; a scan deletes it and attaches it again", reason) < 0
+			       ? -ENOMEM
+			       : 0;
+	}
+	release(m, RELEASE_REMAPPED, c->lun, SC_REMAPPED, reason, P_REMAP_ATTACH);
+	return 0;
+}
+
 /* A probe of the plan: the LUN attached already, or one to write. Return:
  * 1 with an action in @next. */
 static int probe(struct target_machine *m, struct target_action *next)
@@ -1055,15 +1246,11 @@ static int probe(struct target_machine *m, struct target_action *next)
 		return 0;
 	}
 	if (in_sorted(m->in.before, m->in.nbefore, a->lun) || a->lun == m->probe_lun) {
-		if (line(m, a->lun, LUN_PRESENT, SC_ALREADY_ATTACHED,
-			 "already attached; left alone") < 0)
-			return -ENOMEM;
 		m->out.kind = PLAN_OUT_PRESENT;
-		if (watched(m, LUN_PRESENT))
-			watch_start(m);
-		else
-			m->phase = P_NEXT;
-		return 0;
+		/* Attached before this scan: still the unit the kernel has? */
+		if (checks_identity(m, a->lun))
+			return remap_start(m, a->lun, P_NEXT);
+		return present(m, a->lun);
 	}
 	if (m->in.dry_run) {
 		/* Unknown until probed: a sequential plan goes on as if it were
@@ -1462,6 +1649,7 @@ void target_free(struct target_machine *m)
 	free(m->kernel_kept);
 	free(m->reported);
 	free(m->lines);
+	free(m->remap);
 	if (m->watch) {
 		free(m->watch->seen);
 		free(m->watch->seen_lun);
@@ -1545,6 +1733,10 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		}
 		if (o->result == 0 && inquiry_decode(o->data, o->len, &m->inq) == 0) {
 			m->inquiry_source = INQUIRY_FROM_SGIO;
+			m->probe_inquiry_len = o->len < sizeof(m->probe_inquiry)
+						       ? o->len
+						       : sizeof(m->probe_inquiry);
+			memcpy(m->probe_inquiry, o->data, m->probe_inquiry_len);
 			r = matched(m);
 			if (r < 0)
 				return r;
@@ -1647,6 +1839,9 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			r = masked(m, 0, m->lun0_why, P_REF);
 			return r < 0 ? r : 0;
 		}
+		if (m->plan_in.lun0_present && m->probe_lun == 0 && !m->fate.detach &&
+		    !m->lun0_new && checks_identity(m, 0))
+			return remap_start(m, 0, P_REF);
 		if (m->plan_in.lun0_present && m->probe_lun == 0 && !m->fate.detach)
 			return line(m, 0, m->lun0_new ? LUN_ATTACHED : LUN_PRESENT,
 				    m->lun0_new ? SC_LUN0 : SC_ALREADY_ATTACHED, "%s",
@@ -1759,6 +1954,32 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		else
 			m->phase = P_NEXT;
 		return 0;
+	case P_REMAP:
+		if (remap_next(m->remap, o, next))
+			return 1;
+		return remap_judged(m);
+	case P_REMAP_ATTACH:
+		m->phase = m->remap->then;
+		if (!m->release.deleted)
+			return 0;
+		m->phase = P_REMAP_ATTACHED;
+		act(next, TARGET_ATTACH, m->remap->lun);
+		return 1;
+	case P_REMAP_ATTACHED:
+		m->phase = m->remap->then;
+		if (o->result == 0 && o->attached)
+			return line(m, m->remap->lun, LUN_ATTACHED, SC_REMAPPED,
+				    "remapped, another unit answers at it: %s; deleted and "
+				    "attached again as that unit",
+				    m->remap->what) < 0
+				       ? -ENOMEM
+				       : 0;
+		return line(m, m->remap->lun, LUN_FAILED, SC_REMAPPED,
+			    "remapped (%s): deleted, but attaching it again failed: %s",
+			    m->remap->what,
+			    o->result < 0 ? strerror(-o->result) : "no logical unit answered") < 0
+			       ? -ENOMEM
+			       : 0;
 	case P_WATCH:
 		if (watch_next(m, o, next))
 			return 1;

@@ -940,6 +940,55 @@ class Remove(ScanTest):
         r = t.json("--remove", "--force", rc=0)
         self.assertNotIn("0:0:0:2", t.devices())
 
+    def test_remapped_lun(self):
+        """Another volume behind an attached LUN number (the script edited
+        after the attach, as an array remaps the LUN): deleted and attached
+        again when unused; kept and exit 1 when mounted; said in a dry
+        run; the same unit is left alone."""
+        script = ("host 0 max_id 1 max_lun 49410\n"
+                  "lu 0:0:0:0 version 5 naa 6001405000000001 serial A0\n"
+                  "lu 0:0:0:1 version 5 naa 6001405000000002 serial A1\n"
+                  "lu 0:0:0:2 version 5 naa 6001405000000003 serial A2 {m}\n")
+        t = self.tree(script.format(m=""))
+        t.run(rc=0)
+        before = len(t.commands())
+        r = t.json(rc=0)
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "present", 1: "present", 2: "present"})
+        self.assertEqual([c for c in t.commands()[before:] if c.startswith("INQUIRY VPD")],
+                         ["INQUIRY VPD 0x83 0:0:0:0", "INQUIRY VPD 0x83 0:0:0:1",
+                          "INQUIRY VPD 0x83 0:0:0:2"])
+        with open(t.script, "w") as f:
+            f.write(script.format(m="").replace("6001405000000002 serial A1",
+                                                "6001405000000009 serial B1"))
+        p = t.run("-n", rc=0)
+        self.assertIn("would-remove", p.stdout)
+        self.assertIn("remapped, another unit answers at it: VPD 0x83 naa.6001405000000002 "
+                      "became naa.6001405000000009", p.stdout)
+        before = len(t.commands())
+        r = t.json(rc=0)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "present", 1: "attached", 2: "present"})
+        self.assertEqual([lu["reason_code"] for lu in tgt["luns"] if lu["lun"] == 1],
+                         ["remapped"])
+        new = [c for c in t.commands()[before:] if c.startswith(("scan", "delete"))]
+        self.assertEqual(new[:2], ["delete 0:0:0:1", "scan host0 0 0 1"], new)
+        # the kernel's copy is the new unit's now: left alone next time
+        self.assertEqual(self.lun_outcomes(t.json(rc=0), "0:0:0")[0][1], "present")
+        # remapped while mounted: kept, both identities and the holder said
+        t2 = self.tree(script.format(m="mounted /srv"))
+        t2.run(rc=0)
+        with open(t2.script, "w") as f:
+            f.write(script.format(m="mounted /srv").replace("6001405000000003 serial A2",
+                                                            "600140500000000a serial B2"))
+        r = t2.json(rc=1)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[2], "in-use")
+        reason = [lu["reason"] for lu in tgt["luns"] if lu["lun"] == 2][0]
+        self.assertIn("naa.6001405000000003 became naa.600140500000000a", reason)
+        self.assertIn("mounted on /srv", reason)
+        self.assertIn("0:0:0:2", t2.devices())
+
     def test_held_by_dm_kept(self):
         t = self.tree(self.SCRIPT)
         t.run(rc=0)

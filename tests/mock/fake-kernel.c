@@ -34,7 +34,9 @@
  * attach the named LUN as the kernel would (a directory under
  * sys/bus/scsi/devices with its attributes and an sg node), writes to a
  * device's "delete" remove it, and SG_IO ioctls on the sg nodes answer
- * INQUIRY and REPORT LUNS. Every command is appended to FAKE_KERNEL_LOG.
+ * INQUIRY (VPD pages 0x80 and 0x83 from the script as it is at the command:
+ * edit the script after an attach for a remapped LUN) and REPORT LUNS.
+ * Every command is appended to FAKE_KERNEL_LOG.
  * Anything the script does not foresee aborts: a test must not pass by
  * accident.
  *
@@ -913,6 +915,52 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 			set_sense(hdr, 0x05, 0x20, 0x00);
 			return 0;
 		}
+	} else if (cdb[0] == 0x12 && (cdb[1] & 1)) {
+		/* VPD pages 0x80 and 0x83 as the script says now: a script
+		 * edited after the attach is a remapped LUN. */
+		u = find_lu(h, c, t, l);
+		if (!u && (cdb[2] == 0x80 || cdb[2] == 0x83)) {
+			/* A captured tree: the device answers what the kernel
+			 * copied when it attached it (the same unit). */
+			char vpd[PATH_MAX];
+			FILE *f;
+
+			snprintf(vpd, sizeof(vpd),
+				 "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64 "/vpd_pg%02x", root, h,
+				 c, t, l, cdb[2]);
+			note("INQUIRY VPD 0x%02x %u:%u:%u:%" PRIu64 " (captured)", cdb[2], h, c, t,
+			     l);
+			f = fopen(vpd, "rb");
+			if (!f) {
+				set_sense(hdr, 0x05, 0x24, 0x00);
+				return 0;
+			}
+			len = fread(out, 1, sizeof(out), f);
+			fclose(f);
+			goto answered;
+		}
+		if (!u)
+			die("INQUIRY VPD 0x%02x to %u:%u:%u:%" PRIu64 ", not in the script", cdb[2],
+			    h, c, t, l);
+		note("INQUIRY VPD 0x%02x %u:%u:%u:%" PRIu64, cdb[2], h, c, t, l);
+		out[0] = (uint8_t)u->pdt;
+		out[1] = cdb[2];
+		if (cdb[2] == 0x80 && u->serial[0]) {
+			out[3] = (uint8_t)strlen(u->serial);
+			memcpy(out + 4, u->serial, strlen(u->serial));
+			len = 4 + strlen(u->serial);
+		} else if (cdb[2] == 0x83 && u->naa[0]) {
+			out[3] = 12;
+			out[4] = 0x01;
+			out[5] = 0x03;
+			out[7] = 8;
+			for (int i = 0; i < 8; i++)
+				sscanf(u->naa + 2 * i, "%2hhx", &out[8 + i]);
+			len = 16;
+		} else {
+			set_sense(hdr, 0x05, 0x24, 0x00);
+			return 0;
+		}
 	} else if (cdb[0] == 0x12) {
 		u = find_lu(h, c, t, l);
 		if (!u) {
@@ -968,6 +1016,7 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	} else {
 		die("unexpected CDB 0x%02x", cdb[0]);
 	}
+answered:
 	if (len > hdr->dxfer_len) {
 		memcpy(hdr->dxferp, out, hdr->dxfer_len);
 		hdr->resid = 0;

@@ -272,6 +272,95 @@ START_TEST(serial_on_one_side)
 }
 END_TEST
 
+/*
+ * A remapped LUN: the unit the kernel attached against what answers now.
+ * Each side: "naa:N" an NAA designator ending in N, "t10" a T10 vendor ID
+ * designator only, "ser:S" a serial, "inq:V/M/R" INQUIRY vendor, model
+ * and revision; space-separated.
+ */
+static const struct remap_case {
+	const char *what;
+	const char *was;
+	const char *now;
+	enum remap_verdict verdict;
+	const char *text;
+} remap_cases[] = {
+	{ "same NAA", "naa:1 ser:A inq:LIO/disk/4.0", "naa:1 ser:A inq:LIO/disk/4.0", REMAP_SAME,
+	  "NAA designators identical" },
+	{ "another NAA: another volume", "naa:1 ser:A inq:LIO/disk/4.0",
+	  "naa:2 ser:B inq:LIO/disk/4.0", REMAP_CHANGED, "became" },
+	{ "same NAA, new firmware revision", "naa:1 inq:LIO/disk/4.0", "naa:1 inq:LIO/disk/4.1",
+	  REMAP_SAME, "identical" },
+	{ "same NAA decides over a serial that changed format", "naa:1 ser:A", "naa:1 ser:a-1",
+	  REMAP_SAME, "NAA" },
+	{ "T10 vendor ID only: the serial decides", "t10 ser:A inq:X/Y/1", "t10 ser:B inq:X/Y/1",
+	  REMAP_CHANGED, "VPD 0x80 serial 'A' became 'B'" },
+	{ "no designator, same serial", "ser:A inq:X/Y/1", "ser:A inq:X/Y/1", REMAP_SAME,
+	  "serial 'A' identical" },
+	{ "no designator, no serial: vendor and model differ", "inq:X/Y/1", "inq:X/Z/1",
+	  REMAP_CHANGED, "INQUIRY 'X' 'Y' type 0 became 'X' 'Z' type 0" },
+	{ "no designator, no serial, same INQUIRY: cannot tell", "inq:X/Y/1", "inq:X/Y/2",
+	  REMAP_UNKNOWN, "no serial or unique designator" },
+	{ "NAA on one side only: the serial decides", "naa:1 ser:A", "ser:A", REMAP_SAME,
+	  "serial" },
+	{ "nothing on one side", "naa:1 ser:A inq:X/Y/1", "", REMAP_UNKNOWN, "no identity" },
+};
+
+static void make_identity(const char *spec, struct lun_identity *id)
+{
+	char words[128], *save = NULL;
+
+	memset(id, 0, sizeof(*id));
+	snprintf(words, sizeof(words), "%s", spec);
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		uint8_t p[64] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
+				  0x60, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x00 };
+		uint8_t inq[36] = { 0x00, 0x00, 0x05, 0x02, 31 };
+		char v[16], m[24], r[8];
+
+		if (strncmp(w, "naa:", 4) == 0) {
+			p[15] = (uint8_t)atoi(w + 4);
+			ck_assert_int_eq(identity_set_vpd83(id, p, 16), 0);
+		} else if (strcmp(w, "t10") == 0) {
+			static const uint8_t t10[] = { 0x00, 0x83, 0x00, 0x0c, 0x02, 0x01,
+						       0x00, 0x08, 'V',	 'E',  'N',  'D',
+						       'O',  'R',  ' ',	 ' ' };
+
+			ck_assert_int_eq(identity_set_vpd83(id, t10, sizeof(t10)), 0);
+		} else if (strncmp(w, "ser:", 4) == 0) {
+			size_t n = strlen(w + 4);
+
+			p[1] = 0x80;
+			p[3] = (uint8_t)n;
+			memcpy(p + 4, w + 4, n);
+			ck_assert_int_eq(identity_set_vpd80(id, p, 4 + n), 0);
+		} else if (sscanf(w, "inq:%15[^/]/%23[^/]/%7s", v, m, r) == 3) {
+			memset(inq + 8, ' ', 28);
+			memcpy(inq + 8, v, strlen(v));
+			memcpy(inq + 16, m, strlen(m));
+			memcpy(inq + 32, r, strlen(r));
+			identity_set_inquiry(id, inq, sizeof(inq));
+		} else {
+			ck_abort_msg("bad word %s", w);
+		}
+	}
+}
+
+START_TEST(remap_rows)
+{
+	const struct remap_case *c = &remap_cases[_i];
+	struct lun_identity was, now;
+	char what[IDENTITY_EVIDENCE_LEN];
+	enum remap_verdict v;
+
+	make_identity(c->was, &was);
+	make_identity(c->now, &now);
+	v = remap_judge(&was, &now, what, sizeof(what));
+	ck_assert_msg(v == c->verdict, "%s: %d, expected %d (%s)", c->what, v, c->verdict, what);
+	ck_assert_msg(strstr(what, c->text), "%s: '%s' lacks '%s'", c->what, what, c->text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("identity");
@@ -285,6 +374,7 @@ int main(void)
 	tcase_add_test(tc, designator_sets);
 	tcase_add_test(tc, designator_past_those_kept);
 	tcase_add_test(tc, serial_on_one_side);
+	tcase_add_loop_test(tc, remap_rows, 0, sizeof(remap_cases) / sizeof(remap_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

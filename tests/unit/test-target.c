@@ -86,6 +86,7 @@ struct world {
 	const char *dh;
 	const char *same_designator;
 	const char *no_vpd83;
+	const char *remapped;
 	uint64_t extra_listed;
 	const char *fault_on;
 	int fault;
@@ -96,6 +97,7 @@ struct world {
 /**
  * struct options - what the scan is asked to do
  * @dry_run, @remove, @force, @investigate, @attach_ghosts: as scsi-scan's
+ * @check_identity: compare attached LUNs with the device's answer now
  * @only_lun: one LUN selected (-1: none)
  * @listed: the transport lists the target
  * @transport: the host has a transport class
@@ -110,6 +112,7 @@ struct options {
 	bool force;
 	bool investigate;
 	bool attach_ghosts;
+	bool check_identity;
 	long long only_lun;
 	bool listed;
 	bool transport;
@@ -235,10 +238,17 @@ static unsigned int identity_of(const struct world *w, uint64_t lun)
 	return in_list(w->ghosts, lun) ? 0 : (unsigned int)lun;
 }
 
-static size_t inquiry_data(const struct sim *s, uint64_t lun, uint8_t *b, size_t len)
+/* What the device answers now through SG_IO: a remapped LUN is another
+ * unit; the kernel's copies (TARGET_READ) keep the one it attached. */
+static unsigned int device_identity(const struct world *w, uint64_t lun)
+{
+	return identity_of(w, lun) + (in_list(w->remapped, lun) ? 1000 : 0);
+}
+
+static size_t inquiry_data_of(const struct sim *s, uint64_t lun, unsigned int id, uint8_t *b,
+			      size_t len)
 {
 	uint8_t d[96] = { 0 };
-	unsigned int id = identity_of(s->w, lun);
 
 	d[0] = lun == LUN_WLUN_REPORT_LUNS ? 0x1e : in_list(s->w->mgmt, lun) ? 0x0c : s->w->pdt;
 	d[2] = s->w->version;
@@ -253,9 +263,14 @@ static size_t inquiry_data(const struct sim *s, uint64_t lun, uint8_t *b, size_t
 	return len;
 }
 
-static size_t vpd80(const struct sim *s, uint64_t lun, uint8_t *b)
+static size_t inquiry_data(const struct sim *s, uint64_t lun, uint8_t *b, size_t len)
 {
-	int n = snprintf((char *)b + 4, 32, "SER%08u", identity_of(s->w, lun));
+	return inquiry_data_of(s, lun, identity_of(s->w, lun), b, len);
+}
+
+static size_t vpd80_of(const struct sim *s, unsigned int id, uint8_t *b)
+{
+	int n = snprintf((char *)b + 4, 32, "SER%08u", id);
 
 	b[0] = s->w->pdt;
 	b[1] = 0x80;
@@ -264,10 +279,16 @@ static size_t vpd80(const struct sim *s, uint64_t lun, uint8_t *b)
 	return 4 + (size_t)n;
 }
 
-/* One NAA 6 designator, unique to the LUN's identity. */
-static size_t vpd83(const struct sim *s, uint64_t lun, uint8_t *b)
+static size_t vpd80(const struct sim *s, uint64_t lun, uint8_t *b)
 {
-	unsigned int id = in_list(s->w->same_designator, lun) ? 0 : identity_of(s->w, lun);
+	return vpd80_of(s, identity_of(s->w, lun), b);
+}
+
+/* One NAA 6 designator, unique to the LUN's identity. */
+static size_t vpd83_of(const struct sim *s, uint64_t lun, unsigned int id, uint8_t *b)
+{
+	if (in_list(s->w->same_designator, lun))
+		id = 0;
 
 	memset(b, 0, 24);
 	b[0] = s->w->pdt;
@@ -281,6 +302,11 @@ static size_t vpd83(const struct sim *s, uint64_t lun, uint8_t *b)
 	b[22] = (uint8_t)(id >> 8);
 	b[23] = (uint8_t)id;
 	return 24;
+}
+
+static size_t vpd83(const struct sim *s, uint64_t lun, uint8_t *b)
+{
+	return vpd83_of(s, lun, identity_of(s->w, lun), b);
 }
 
 static size_t report(const struct sim *s, uint8_t *b)
@@ -324,6 +350,9 @@ static void token(const struct target_action *a, char *t, size_t len)
 		break;
 	case TARGET_INQUIRY:
 		snprintf(t, len, a->lun ? "I%zu:%s" : "I%zu", a->len, l);
+		break;
+	case TARGET_VPD:
+		snprintf(t, len, "V%s:%02x", l, a->page);
 		break;
 	case TARGET_REPORT_LUNS:
 		snprintf(t, len, a->lun ? "RL:%s" : "RL", l);
@@ -425,7 +454,16 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 			break;
 		}
 		o->data = s->buf;
-		o->len = inquiry_data(s, lun, s->buf, a->len);
+		o->len = inquiry_data_of(s, lun, device_identity(w, lun), s->buf, a->len);
+		break;
+	case TARGET_VPD:
+		if (w->no_node || !is_attached(s, lun)) {
+			o->result = -ENOENT;
+			break;
+		}
+		o->data = s->buf;
+		o->len = a->page == 0x83 ? vpd83_of(s, lun, device_identity(w, lun), s->buf)
+					 : vpd80_of(s, device_identity(w, lun), s->buf);
 		break;
 	case TARGET_REPORT_LUNS:
 		if (w->no_node || !is_attached(s, lun)) {
@@ -568,6 +606,7 @@ static void run(const struct target_case *c, struct run *r)
 				   .force = c->opt.force,
 				   .attach_ghosts = c->opt.attach_ghosts,
 				   .investigate = c->opt.investigate,
+				   .check_identity = c->opt.check_identity,
 				   .has_only_lun = c->opt.only_lun >= 0,
 				   .only_lun = c->opt.only_lun >= 0 ? (uint64_t)c->opt.only_lun : 0,
 				   .listed = c->opt.listed,
@@ -708,6 +747,54 @@ static const char mask_by_wwid[] =
 	" luns = { 0-1 }\n}\n";
 
 static const struct target_case cases[] = {
+	{ .what = "attached LUNs, the same units: one VPD page each, left alone",
+	  .world = W(.luns = "0-2", .before = "0-2"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 "
+		   "V1:83 R2:vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:present:already-attached "
+		   "2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN, unused: deleted and attached again",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace =
+		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 V1:83 U1 D1 A1 R2:vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:attached:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN in use: kept, and the target fails",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1", .in_use = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace =
+		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 V1:83 U1 R2:vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:in-use:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN in a dry run: said, nothing written",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
+	  .opt = O(.check_identity = true, .dry_run = true),
+	  .trace = "I36 I96 R0:vpd_pg83 V0:83 RL R1:vpd_pg83 V1:83 R2:vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:would-remove:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "LUN 0 remapped: deleted and attached again before REPORT LUNS goes through it",
+	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "0"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:vpd_pg83 V0:83 U0 D0 A0 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL "
+		   "R1:vpd_pg83 V1:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:remapped 1:present:already-attached",
+	  .after = "0,1" },
+	{ .what = "no kernel copy of page 0x83: the serials decide",
+	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "1", .no_vpd83 = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace =
+		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 R1:vpd_pg80 V1:80 U1 D1 A1 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:attached:remapped",
+	  .after = "0,1" },
 	{ .what = "SPC-3, LUNs 0-2, none attached",
 	  .world = W(.luns = "0-2"),
 	  .opt = O(),

@@ -143,6 +143,34 @@ seen=$(dmesg | sed -n "s/.*scsi $o3:\([0-9]*:[0-9]*:[0-9]*\): .*/\1/p" | sort -u
 echo "@@XE rc=$rc after=[$(luns_of_host $o3)] seen=[$seen]"
 sed 's/^/@@XEL /' /tmp/xe.out | head -30
 scsi-scan --quirks-file /etc/lunmask-t3.conf host$o3 > /dev/null 2>&1
+# A LUN remapped: another backstore behind T1's LUN 5, attached on both
+# portals' hosts. The kernel's own rescan keeps the old unit; scsi-scan
+# deletes it and attaches it again; held open, it is kept and said so.
+remap() { # target lun backstore-dir
+	rm $C/iscsi/$1/tpgt_1/acls/$INIT/lun_$2/map
+	rmdir $C/iscsi/$1/tpgt_1/acls/$INIT/lun_$2
+	rm $C/iscsi/$1/tpgt_1/lun/lun_$2/port
+	rmdir $C/iscsi/$1/tpgt_1/lun/lun_$2
+	lun $1 $2 $3
+}
+wwid_of() { cat /sys/bus/scsi/devices/$1/wwid 2>/dev/null; }
+w0=$(wwid_of $o1:0:0:5)
+remap $T1 5 $(backstore_rd a5b)
+echo "- - -" > /sys/class/scsi_host/host$k1/scan
+echo "@@RM kernel before=$w0 after=$(wwid_of $k1:0:0:5)"
+scsi-scan -n $k1:0:0 2>&1 | grep 'LUN 5 ' | sed 's/^/@@RMK /'
+scsi-scan -v --quirks-file /etc/lunmask-t1.conf host$o1 > /tmp/rm.out 2>&1; rc=$?
+echo "@@RM ours rc=$rc before=$w0 after=$(wwid_of $o1:0:0:5) luns=[$(luns_of_host $o1)]"
+grep 'LUN 5 ' /tmp/rm.out | sed 's/^/@@RML /'
+w1=$(wwid_of $o1:0:0:5)
+blk=$(ls /sys/bus/scsi/devices/$o1:0:0:5/block 2>/dev/null)
+sleep 600 < /dev/$blk &
+HOLD=$!
+remap $T1 5 $(backstore_rd a5c)
+scsi-scan -v --quirks-file /etc/lunmask-t1.conf host$o1 > /tmp/rm.out 2>&1; rc=$?
+echo "@@RM held rc=$rc before=$w1 after=$(wwid_of $o1:0:0:5) dev=$blk"
+grep 'LUN 5 ' /tmp/rm.out | sed 's/^/@@RMH /'
+kill $HOLD; wait $HOLD 2>/dev/null
 scsi-scan explain --quirks-file /etc/lunmask-t1.conf $o1:0:0 2>&1 | sed 's/^/@@XM /'
 
 # SAS: mptsas registers the end devices when it loads.
@@ -182,6 +210,14 @@ sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
 t=$(wait_luns $h4 3 3000)
 echo "@@D lun-mapped host=$h4 time=$t luns=[$(luns_of_host $h4)]"
 echo "@@DH daemon host=$h4 [$(dh $h4)] logged=$(grep -c 'device handler alua' /tmp/scand.log)"
+# LUN 3 remapped while the daemon runs: the unit attention (reported LUNs
+# data has changed) makes it scan the target, which replaces the device.
+w0=$(wwid_of $h4:0:0:3)
+remap $T4 3 $(backstore_rd d3b)
+sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+i=0; while [ $i -lt 100 ] && [ "$(wwid_of $h4:0:0:3)" = "$w0" ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@RM daemon before=$w0 after=$(wwid_of $h4:0:0:3) ms=$((i * 100)) luns=[$(luns_of_host $h4)]"
+grep "$h4:0:0:3" /tmp/scand.log | grep -i remapped | tail -2 | sed 's/^/@@RMD /'
 t0=$(uptime_cs)
 kill -TERM $PID; wait $PID; rc=$?
 echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
@@ -425,6 +461,36 @@ def main():
                  f"{xe.group(1) if xe else '?'}, attached after [{xe.group(2) if xe else '?'}], "
                  f"the kernel's log saw [{xe.group(3) if xe else '?'}] for the look",
                  width=30)
+    rm = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+          for m in re.finditer(r"^@@RM (\w+) (.*)$", out, re.M)}
+    rml = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RML "))
+    rmk = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RMK "))
+    rmh = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RMH "))
+    kern, ours, held = rm.get("kernel", {}), rm.get("ours", {}), rm.get("held", {})
+    checks.check("remap-kernel-keeps-old",
+                 kern.get("before") and kern.get("after") == kern.get("before") and
+                 "would-remove" in rmk and "remapped" in rmk,
+                 f"LUN 5 of t1 remapped to another backstore: after the kernel's own rescan "
+                 f"(- - -) its device still has wwid {kern.get('after')}; scsi-scan -n: {rmk}",
+                 width=30)
+    checks.check("remap-replaced",
+                 ours.get("rc") == "0" and ours.get("after") and
+                 ours.get("after") != ours.get("before") and
+                 ours.get("luns") == "[0:0:0,0:0:5]" and "remapped" in rml,
+                 f"scsi-scan: rc {ours.get('rc')}, wwid {ours.get('before')} -> "
+                 f"{ours.get('after')}; {rml}", width=30)
+    checks.check("remap-held-kept",
+                 held.get("rc") == "1" and held.get("after") == held.get("before") and
+                 "in-use" in rmh and "became" in rmh,
+                 f"remapped again while /dev/{held.get('dev')} is held open: rc "
+                 f"{held.get('rc')}, wwid kept {held.get('after')}; {rmh}", width=30)
+    dm = rm.get("daemon", {})
+    rmd = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RMD "))
+    checks.check("remap-by-daemon",
+                 dm.get("after") and dm.get("after") != dm.get("before") and
+                 dm.get("luns") == "[0:0:0,0:0:3,0:0:6]" and "remapped" in rmd,
+                 f"LUN 3 of t4 remapped while scsi-scand runs: wwid {dm.get('before')} -> "
+                 f"{dm.get('after')} in {dm.get('ms')} ms; its log: {rmd[:300]}", width=30)
     explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
     checks.check("iscsi-explain-no-lun-0",
                  "listed by session" in explain and "transport iSCSI" in explain,
