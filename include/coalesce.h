@@ -34,7 +34,8 @@ struct work_target {
  * struct work_lun - a unit attention of one LUN that asks for work other
  *	than a scan
  * @addr: the LUN
- * @kind: SCSI_EVENT_INQUIRY_CHANGED or SCSI_EVENT_CAPACITY_CHANGED
+ * @kind: SCSI_EVENT_INQUIRY_CHANGED, SCSI_EVENT_CAPACITY_CHANGED, or
+ *	SCSI_EVENT_LUN_ADDED (its target is scanned, to hold the policy)
  */
 struct work_lun {
 	struct scsi_addr addr;
@@ -118,5 +119,14 @@ void host_work_put_back(struct host_work *w, const struct host_work *job);
  * "cancelled".
  */
 const char *merge_result_name(enum merge_result r);
+
+/**
+ * host_work_forget_attached() - take out the LUN-attached events of LUNs the
+ *	daemon's own scan attached
+ * @w: the work waiting
+ * @attached: the LUNs a scan of the host attached
+ * @n: how many
+ */
+void host_work_forget_attached(struct host_work *w, const struct scsi_addr *attached, size_t n);
 
 #endif

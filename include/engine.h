@@ -35,6 +35,8 @@ typedef void (*engine_log_fn)(void *data, int priority, const char *fmt, va_list
  * @max_workers: hosts scanned at once
  * @remove: on "reported LUNs data has changed", delete the LUNs that
  *	target no longer reports (never those in use)
+ * @refused_report_only: LUNs the lunmask policy refuses that others
+ *	attached (iscsid, a "- - -" rescan) are reported, not deleted
  * @attach_ghosts: attach LUNs whose identity repeats another LUN's
  * @resize: on "capacity data has changed", have the kernel read the
  *	capacity again
@@ -45,6 +47,7 @@ typedef void (*engine_log_fn)(void *data, int priority, const char *fmt, va_list
 struct engine_options {
 	unsigned int max_workers;
 	bool remove;
+	bool refused_report_only;
 	bool attach_ghosts;
 	bool resize;
 	unsigned int retry_ms;

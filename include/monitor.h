@@ -23,6 +23,9 @@
  *	match its quirks again
  * @SCSI_EVENT_CAPACITY_CHANGED: a LUN reported "CAPACITY DATA HAS CHANGED"
  *	(the kernel only passes it on): have it read the capacity again
+ * @SCSI_EVENT_LUN_ADDED: a LUN was attached (by anyone: iscsid, a
+ *	"- - -" rescan, hotplug, the daemon itself): hold its target to the
+ *	lunmask policy
  */
 enum scsi_event_kind {
 	SCSI_EVENT_NONE,
@@ -32,6 +35,7 @@ enum scsi_event_kind {
 	SCSI_EVENT_LUNS_CHANGED,
 	SCSI_EVENT_INQUIRY_CHANGED,
 	SCSI_EVENT_CAPACITY_CHANGED,
+	SCSI_EVENT_LUN_ADDED,
 };
 
 /**

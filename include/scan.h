@@ -52,6 +52,9 @@ bool selector_match(const struct selector *sel, const struct scsi_addr *a);
  * struct scan_options - how to scan
  * @dry_run: write nothing; only targets with an attached LUN are looked at
  * @remove: delete attached LUNs that REPORT LUNS no longer lists
+ * @remove_refused: delete attached LUNs the lunmask policy refuses (unless
+ *	in use), without @remove: the daemon holds the policy against other
+ *	scanners
  * @force: with @remove, delete them even when in use
  * @inquiry_timeout: seconds for INQUIRY
  * @report_luns_timeout: seconds for REPORT LUNS
@@ -74,6 +77,7 @@ bool selector_match(const struct selector *sel, const struct scsi_addr *a);
 struct scan_options {
 	bool dry_run;
 	bool remove;
+	bool remove_refused;
 	bool force;
 	unsigned int inquiry_timeout;
 	unsigned int report_luns_timeout;

@@ -259,6 +259,7 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
  *	attached to read it, and is deleted again (struct reach_input)
  * @remove: delete attached LUNs the device no longer lists or the policy
  *	refuses
+ * @remove_refused: delete attached LUNs the policy refuses (unless in use)
  * @force: with @remove, even when in use
  * @attach_ghosts: attach LUNs that repeat another LUN's identity
  * @investigate: gather evidence (scsi-quirks suggest)
@@ -290,6 +291,7 @@ struct target_input {
 	bool dry_run;
 	bool look;
 	bool remove;
+	bool remove_refused;
 	bool force;
 	bool attach_ghosts;
 	bool investigate;

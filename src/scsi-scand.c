@@ -162,6 +162,11 @@ static void usage(FILE *f)
 	      "  -f, --foreground       stay in the foreground and log to stderr\n"
 	      "      --remove           on a LUN inventory change, delete LUNs the target no\n"
 	      "                         longer reports (never ones in use)\n"
+	      "      --refused-luns remove|report\n"
+	      "                         what a scan does with attached LUNs the lunmask\n"
+	      "                         policy refuses (iscsid, a \"- - -\" rescan or hotplug\n"
+	      "                         attached them): delete them unless in use (the\n"
+	      "                         default), or only report them\n"
 	      "      --attach-ghosts    attach LUNs that repeat another LUN's identity\n"
 	      "                         (by default the target keeps LUN 0 only)\n"
 	      "      --no-resize        on \"capacity data has changed\", log it but do not\n"
@@ -203,6 +208,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 {
 	enum {
 		OPT_REMOVE = 256,
+		OPT_REFUSED_LUNS,
 		OPT_ATTACH_GHOSTS,
 		OPT_NO_RESIZE,
 		OPT_MAX_WORKERS,
@@ -216,6 +222,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "refused-luns", required_argument, NULL, OPT_REFUSED_LUNS },
 		{ "attach-ghosts", no_argument, NULL, OPT_ATTACH_GHOSTS },
 		{ "no-resize", no_argument, NULL, OPT_NO_RESIZE },
 		{ "max-workers", required_argument, NULL, OPT_MAX_WORKERS },
@@ -239,6 +246,14 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			break;
 		case OPT_REMOVE:
 			c->eo.remove = true;
+			break;
+		case OPT_REFUSED_LUNS:
+			if (strcmp(optarg, "remove") && strcmp(optarg, "report")) {
+				fputs("scsi-scand: --refused-luns takes remove or report\n",
+				      stderr);
+				return EXIT_USAGE;
+			}
+			c->eo.refused_report_only = strcmp(optarg, "report") == 0;
 			break;
 		case OPT_ATTACH_GHOSTS:
 			c->eo.attach_ghosts = true;

@@ -21,6 +21,10 @@
  *   also scans the LUN's target, as a target appearing does: the scan
  *   finds a remapped LUN. "change 3:0:1:2 (INQUIRY)" is a scan of 3:0:1
  *   and a look at 3:0:1:2's INQUIRY data.
+ * - a LUN attached (by anyone): per LUN, once, so that the ones the
+ *   daemon attached itself can be taken out again when its scan reports
+ *   them (host_work_forget_attached()); what is left scans its target.
+ *   Past WORK_LUNS_MAX, the target is scanned without that filter.
  * - host remove: everything waiting for the host goes.
  */
 #include <string.h>
@@ -121,6 +125,14 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 	}
 	case SCSI_EVENT_CAPACITY_CHANGED:
 		return add_lun(w, ev);
+	case SCSI_EVENT_LUN_ADDED: {
+		enum merge_result l;
+
+		if (w->full || find_target(w, ev->channel, ev->id))
+			return MERGE_COALESCED;
+		l = add_lun(w, ev);
+		return l == MERGE_DROPPED ? add_target(w, ev->channel, ev->id, false) : l;
+	}
 	default:
 		return MERGE_IGNORED;
 	}
@@ -163,4 +175,19 @@ const char *merge_result_name(enum merge_result r)
 	};
 
 	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+void host_work_forget_attached(struct host_work *w, const struct scsi_addr *attached, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < w->nluns; i++) {
+		bool ours = false;
+
+		for (size_t j = 0; j < n && w->luns[i].kind == SCSI_EVENT_LUN_ADDED && !ours; j++)
+			ours = scsi_addr_cmp(&w->luns[i].addr, &attached[j]) == 0;
+		if (!ours)
+			w->luns[k++] = w->luns[i];
+	}
+	w->nluns = k;
 }

@@ -36,6 +36,9 @@ struct host_state {
 	bool queued;
 	struct host_work work;
 	unsigned long scans;
+	/* the LUNs its last scan attached: their add events are its own */
+	struct scsi_addr *recent;
+	size_t nrecent;
 	uint64_t retry_at;
 	bool retry_scan;
 	unsigned int retries;
@@ -46,6 +49,8 @@ struct host_state {
 struct job_done {
 	unsigned int host;
 	bool retry;
+	struct scsi_addr *attached;
+	size_t nattached;
 };
 
 struct job {
@@ -127,6 +132,7 @@ struct engine *engine_unref(struct engine *e)
 		struct host_state *h = e->hosts;
 
 		e->hosts = h->next;
+		free(h->recent);
 		free(h);
 	}
 	quirk_db_unref(e->db);
@@ -209,6 +215,7 @@ static void host_forget(struct engine *e, struct host_state *h)
 	for (pp = &e->hosts; *pp; pp = &(*pp)->next) {
 		if (*pp == h) {
 			*pp = h->next;
+			free(h->recent);
 			free(h);
 			return;
 		}
@@ -297,6 +304,13 @@ static void log_report(struct engine *e, const struct scan_report *rep)
 					     "%u:%u:%u:%" PRIu64 ": %s: %s", t->addr.host,
 					     t->addr.channel, t->addr.id, lr->lun,
 					     lun_outcome_name(lr->outcome), lr->reason);
+					continue;
+				}
+				/* Attached behind the policy, left (report only). */
+				if (lr->code == SC_MASKED && lr->outcome == LUN_PRESENT) {
+					elog(e, LOG_WARNING, "%u:%u:%u:%" PRIu64 ": %s",
+					     t->addr.host, t->addr.channel, t->addr.id, lr->lun,
+					     lr->reason);
 					continue;
 				}
 				switch (lr->outcome) {
@@ -408,6 +422,16 @@ static void scan_log(void *data, int prio, const char *fmt, va_list ap)
 		e->log_fn(e->log_data, prio, fmt, ap);
 }
 
+/* Whether the database has a lunmask policy: without one no LUN is
+ * refused, and LUNs others attach need no look. */
+static bool lunmask_policy(const struct quirk_db *db)
+{
+	size_t n = 0;
+
+	quirk_db_lunmasks(db, &n);
+	return n > 0;
+}
+
 /* The scans of one job: the whole host, or its targets; a target may lose
  * LUNs only if its own inventory changed. */
 static int run_scans(struct job *j, struct scan_report *rep)
@@ -428,6 +452,9 @@ static int run_scans(struct job *j, struct scan_report *rep)
 	};
 	int r = 0;
 
+	/* Every scan holds the policy: a refused LUN someone else attached
+	 * goes, unless in use (or only reported). */
+	ctx.opt.remove_refused = !e->opt.refused_report_only && lunmask_policy(j->db);
 	if (j->work.full) {
 		struct selector sel = { (int)j->host, SCAN_WILDCARD, SCAN_WILDCARD, false, 0 };
 
@@ -442,7 +469,53 @@ static int run_scans(struct job *j, struct scan_report *rep)
 		ctx.opt.remove = t->remove && e->opt.remove;
 		r = scan_selected(&ctx, &sel, rep);
 	}
+	ctx.opt.remove = false;
+	/* LUNs attached by others: their targets, once each. */
+	for (size_t i = 0; i < j->work.nluns && r >= 0 && !j->work.full; i++) {
+		const struct work_lun *l = &j->work.luns[i];
+		struct selector sel = { (int)j->host, (int)l->addr.channel, (int)l->addr.id, false,
+					0 };
+		bool done = false;
+
+		if (l->kind != SCSI_EVENT_LUN_ADDED)
+			continue;
+		for (size_t k = 0; k < j->work.ntargets && !done; k++)
+			done = j->work.targets[k].channel == sel.channel &&
+			       j->work.targets[k].id == sel.id;
+		for (size_t k = 0; k < i && !done; k++)
+			done = j->work.luns[k].kind == SCSI_EVENT_LUN_ADDED &&
+			       j->work.luns[k].addr.channel == l->addr.channel &&
+			       j->work.luns[k].addr.id == l->addr.id;
+		if (done)
+			continue;
+		elog(e, LOG_INFO,
+		     "%u:%u:%u:%" PRIu64 ": attached by another scanner: its target is "
+		     "held to the lunmask policy",
+		     j->host, l->addr.channel, l->addr.id, l->addr.lun);
+		r = scan_selected(&ctx, &sel, rep);
+	}
 	return r;
+}
+
+/* The LUNs a scan attached, for the main thread: their add events are the
+ * daemon's own. Out of memory, none are: their targets are scanned once
+ * more, which is harmless. */
+static void remember_attached(const struct scan_report *rep, size_t count, struct job_done *done)
+{
+	done->attached = count ? calloc(count, sizeof(*done->attached)) : NULL;
+	if (!done->attached)
+		return;
+	for (size_t i = 0; i < rep->nhosts; i++)
+		for (size_t k = 0; k < rep->hosts[i].ntargets; k++) {
+			const struct target_report *t = &rep->hosts[i].targets[k];
+
+			for (size_t l = 0; l < t->nluns && done->nattached < count; l++) {
+				if (t->luns[l].outcome != LUN_ATTACHED)
+					continue;
+				done->attached[done->nattached] = t->addr;
+				done->attached[done->nattached++].lun = t->luns[l].lun;
+			}
+		}
 }
 
 static void *worker(void *arg)
@@ -455,7 +528,7 @@ static void *worker(void *arg)
 	size_t attached = 0;
 	int r = 0;
 
-	if (j->work.full || j->work.ntargets)
+	if (j->work.full || j->work.ntargets || j->work.nluns)
 		r = run_scans(j, &rep);
 	if (r == -ENODEV)
 		elog(e, LOG_INFO, "host%u: gone before it could be scanned", j->host);
@@ -472,6 +545,7 @@ static void *worker(void *arg)
 			for (size_t l = 0; l < t->nluns; l++)
 				attached += t->luns[l].outcome == LUN_ATTACHED;
 		}
+	remember_attached(&rep, attached, &done);
 	if (j->work.full || j->work.ntargets)
 		elog(e, LOG_INFO,
 		     "host%u: scanned%s in %" PRIu64 " ms: %zu LUN(s) attached, %zu "
@@ -482,7 +556,7 @@ static void *worker(void *arg)
 	for (size_t i = 0; i < j->work.nluns; i++) {
 		if (j->work.luns[i].kind == SCSI_EVENT_CAPACITY_CHANGED)
 			resize(j, &j->work.luns[i].addr);
-		else
+		else if (j->work.luns[i].kind == SCSI_EVENT_INQUIRY_CHANGED)
 			requery(j, &j->work.luns[i].addr);
 	}
 	quirk_db_unref(j->db);
@@ -591,6 +665,26 @@ static void retry_later(struct engine *e, struct host_state *h, bool retry)
 	arm_timer(e);
 }
 
+/* Whether a LUN's add event is the daemon's own attach (its last scan's),
+ * or needs no look (no lunmask policy). */
+static bool is_recent(struct engine *e, struct host_state *h, const struct scsi_event *ev)
+{
+	struct scsi_addr a = { ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun };
+	bool policy;
+
+	pthread_mutex_lock(&e->db_lock);
+	policy = e->db && lunmask_policy(e->db);
+	pthread_mutex_unlock(&e->db_lock);
+	if (!policy)
+		return true;
+	for (size_t i = 0; i < h->nrecent; i++)
+		if (scsi_addr_cmp(&h->recent[i], &a) == 0) {
+			h->recent[i] = h->recent[--h->nrecent];
+			return true;
+		}
+	return false;
+}
+
 void engine_event(struct engine *e, const struct scsi_event *ev)
 {
 	struct host_state *h;
@@ -613,6 +707,8 @@ void engine_event(struct engine *e, const struct scsi_event *ev)
 	}
 	if (ev->kind == SCSI_EVENT_HOST_ADD)
 		h->present = true;
+	if (ev->kind == SCSI_EVENT_LUN_ADDED && is_recent(e, h, ev))
+		return;
 	if (ev->kind == SCSI_EVENT_LUNS_CHANGED)
 		elog(e, LOG_INFO, "%u:%d:%d:%" PRIu64 ": reported LUNs data has changed", ev->host,
 		     ev->channel, ev->id, ev->lun);
@@ -686,6 +782,14 @@ void engine_dispatch(struct engine *e)
 		ended = true;
 		e->running--;
 		e->scans++;
+		if (h) {
+			host_work_forget_attached(&h->work, done.attached, done.nattached);
+			free(h->recent);
+			h->recent = done.attached;
+			h->nrecent = done.nattached;
+			done.attached = NULL;
+		}
+		free(done.attached);
 		if (h) {
 			h->running = false;
 			retry_later(e, h, done.retry);

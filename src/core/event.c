@@ -48,6 +48,14 @@ int scsi_event_classify(const char *action, const char *subsystem, const char *d
 		if (scsi_name_end_device(sysname, &ev.host) < 0)
 			return -EINVAL;
 		ev.kind = SCSI_EVENT_TARGET_ADD;
+	} else if (eq(subsystem, "scsi") && eq(devtype, "scsi_device") && eq(action, "add")) {
+		if (scsi_name_hctl(sysname, &a) < 0)
+			return -EINVAL;
+		ev.kind = SCSI_EVENT_LUN_ADDED;
+		ev.host = a.host;
+		ev.channel = (int)a.channel;
+		ev.id = (int)a.id;
+		ev.lun = a.lun;
 	} else if (eq(subsystem, "scsi") && eq(devtype, "scsi_device") && eq(action, "change") &&
 		   sdev_ua) {
 		if (scsi_name_hctl(sysname, &a) < 0)

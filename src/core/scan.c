@@ -544,6 +544,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	in.db = ctx->db;
 	in.dry_run = ctx->opt.dry_run;
 	in.remove = ctx->opt.remove;
+	in.remove_refused = ctx->opt.remove_refused;
 	in.force = ctx->opt.force;
 	in.attach_ghosts = ctx->opt.attach_ghosts;
 	in.investigate = ctx->opt.investigate;

@@ -1084,7 +1084,7 @@ static int masked(struct target_machine *m, uint64_t lun, const char *why, int t
 {
 	if (!exists(m, lun))
 		return line(m, lun, LUN_SKIPPED, SC_MASKED, "%s", why) < 0 ? -ENOMEM : 0;
-	if (!m->in.remove)
+	if (!m->in.remove && !m->in.remove_refused)
 		return line(m, lun, LUN_PRESENT, SC_MASKED,
 			    "attached, but %s: left alone (--remove detaches it)", why) < 0
 			       ? -ENOMEM
@@ -1832,7 +1832,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		if (m->plan_in.lun0_present && m->probe_lun == 0 && !m->v0.allowed) {
 			/* --remove takes it at the end: REPORT LUNS and the
 			 * identity reads go through it first. */
-			if (m->in.remove && exists(m, 0)) {
+			if ((m->in.remove || m->in.remove_refused) && exists(m, 0)) {
 				m->lun0_refused = true;
 				return 0;
 			}

@@ -90,6 +90,31 @@ class Daemon(unittest.TestCase):
         self.assertIn("0:0:0:1: skipped: excluded by lunmask 'no lun 1' (", p.stderr)
         self.assertIn("50-mask.conf:1)", p.stderr)
 
+    def test_refused_luns_takes_remove_or_report(self):
+        p = subprocess.run(self.args("--once", "--refused-luns", "forget"), env=self.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--refused-luns takes remove or report", p.stderr)
+        # a policy refuses LUN 1 of 0:0:0, which is attached (by someone
+        # else): the daemon's coldplug deletes it; with report, it stays
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0:0:0:1", self.devices())
+        with open(os.path.join(self.etc, "50-mask.conf"), "w") as f:
+            f.write('lunmask "no lun 1" {\n\tchannel = 0\n\tid = 0\n'
+                    '\texclude_luns = { 1 }\n}\n')
+        p = subprocess.run(self.args("--once", "--refused-luns", "report"), env=self.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0:0:0:1", self.devices())
+        self.assertIn("0:0:0:1: attached, but excluded by lunmask 'no lun 1'", p.stderr)
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("0:0:0:1", self.devices())
+        self.assertIn("0:0:0:1: removed: excluded by lunmask 'no lun 1'", p.stderr)
+
     def test_max_workers_range(self):
         for bad in ("0", "1025", "4294967297", "-1", "4x", ""):
             p = subprocess.run(self.args("--once", "--max-workers", bad), env=self.env,

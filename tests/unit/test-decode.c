@@ -260,8 +260,15 @@ START_TEST(event_classify)
 		  SCSI_EVENT_NONE, 0, -1, -1 },
 		{ "change", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
 		  -1 },
-		{ "add", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
+		/* A LUN attached, by anyone: held to the policy. */
+		{ "add", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_LUN_ADDED, 2,
+		  0, 1 },
+		{ "remove", "scsi", "scsi_device", "2:0:1:7", NULL, NULL, 0, SCSI_EVENT_NONE, 0, -1,
 		  -1 },
+		{ "add", "scsi", "scsi_target", "target2:0:1", NULL, NULL, 0, SCSI_EVENT_NONE, 0,
+		  -1, -1 },
+		{ "add", "scsi", "scsi_device", "2:0:1", NULL, NULL, -EINVAL, SCSI_EVENT_NONE, 0,
+		  -1, -1 },
 		/* Names the kernel never gives: refused, never read as other numbers. */
 		{ "add", "scsi_host", NULL, "host-1", NULL, NULL, -EINVAL, SCSI_EVENT_NONE, 0, -1,
 		  -1 },

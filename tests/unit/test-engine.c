@@ -38,6 +38,10 @@
 	{                                                                                          \
 		SCSI_EVENT_INQUIRY_CHANGED, (h), (c), (t), (l)                                     \
 	}
+#define NEW(h, c, t, l)                                                                            \
+	{                                                                                          \
+		SCSI_EVENT_LUN_ADDED, (h), (c), (t), (l)                                           \
+	}
 #define CAP(h, c, t, l)                                                                            \
 	{                                                                                          \
 		SCSI_EVENT_CAPACITY_CHANGED, (h), (c), (t), (l)                                    \
@@ -127,6 +131,27 @@ static const struct merge_case {
 	  false,
 	  "",
 	  0 },
+	{ "LUNs attached by anyone: each once, for the daemon to pass over its own",
+	  { NEW(3, 0, 1, 0), NEW(3, 0, 1, 1), NEW(3, 0, 1, 1) },
+	  3,
+	  MERGE_COALESCED,
+	  false,
+	  "",
+	  2 },
+	{ "a LUN attached on a target that waits for a scan: covered",
+	  { TGT(3, 0, 1), NEW(3, 0, 1, 4) },
+	  2,
+	  MERGE_COALESCED,
+	  false,
+	  "0:1",
+	  0 },
+	{ "a LUN attached while the host waits for a whole scan: covered",
+	  { ADD(3), NEW(3, 0, 2, 4) },
+	  2,
+	  MERGE_COALESCED,
+	  true,
+	  "",
+	  0 },
 	{ "nothing to do", { { SCSI_EVENT_NONE, 3, -1, -1, 0 } }, 1, MERGE_IGNORED, false, "", 0 },
 };
 
@@ -188,6 +213,34 @@ START_TEST(merge_limits)
 	ck_assert_int_eq(host_work_merge(&w, &(struct scsi_event)LUNS(3, 1, 7, 0)), MERGE_QUEUED);
 	ck_assert_uint_eq(w.ntargets, 1);
 	ck_assert(w.targets[0].remove);
+}
+END_TEST
+
+/* The add events of LUNs the daemon's own scan attached are taken out when
+ * the scan reports them; others' stay, and so does every other event. */
+START_TEST(forget_own_attaches)
+{
+	struct host_work w = { 0 };
+	const struct scsi_addr ours[] = { { 3, 0, 1, 0 }, { 3, 0, 1, 2 } };
+
+	host_work_merge(&w, &(struct scsi_event)NEW(3, 0, 1, 0));
+	host_work_merge(&w, &(struct scsi_event)NEW(3, 0, 1, 1));
+	host_work_merge(&w, &(struct scsi_event)NEW(3, 0, 1, 2));
+	host_work_merge(&w, &(struct scsi_event)INQ(3, 0, 1, 0));
+	host_work_forget_attached(&w, ours, 2);
+	ck_assert_uint_eq(w.nluns, 2);
+	ck_assert_int_eq(w.luns[0].kind, SCSI_EVENT_LUN_ADDED);
+	ck_assert_uint_eq(w.luns[0].addr.lun, 1);
+	ck_assert_int_eq(w.luns[1].kind, SCSI_EVENT_INQUIRY_CHANGED);
+	ck_assert_uint_eq(w.luns[1].addr.lun, 0);
+	host_work_forget_attached(&w, NULL, 0);
+	ck_assert_uint_eq(w.nluns, 2);
+	/* past WORK_LUNS_MAX the target is scanned, unfiltered */
+	memset(&w, 0, sizeof(w));
+	for (int i = 0; i < WORK_LUNS_MAX; i++)
+		host_work_merge(&w, &(struct scsi_event)NEW(3, 0, 1, (uint64_t)i));
+	ck_assert_int_eq(host_work_merge(&w, &(struct scsi_event)NEW(3, 0, 1, 999)), MERGE_QUEUED);
+	ck_assert_uint_eq(w.ntargets, 1);
 }
 END_TEST
 
@@ -424,6 +477,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, merge_rules, 0, sizeof(merge_cases) / sizeof(merge_cases[0]));
 	tcase_add_test(tc, merge_limits);
+	tcase_add_test(tc, forget_own_attaches);
 	tcase_add_test(tc, put_back);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("engine");

@@ -98,6 +98,7 @@ struct world {
  * struct options - what the scan is asked to do
  * @dry_run, @remove, @force, @investigate, @attach_ghosts: as scsi-scan's
  * @check_identity: compare attached LUNs with the device's answer now
+ * @remove_refused: delete attached LUNs the policy refuses (the daemon)
  * @only_lun: one LUN selected (-1: none)
  * @listed: the transport lists the target
  * @transport: the host has a transport class
@@ -113,6 +114,7 @@ struct options {
 	bool investigate;
 	bool attach_ghosts;
 	bool check_identity;
+	bool remove_refused;
 	long long only_lun;
 	bool listed;
 	bool transport;
@@ -603,6 +605,7 @@ static void run(const struct target_case *c, struct run *r)
 				   .db = db,
 				   .dry_run = c->opt.dry_run,
 				   .remove = c->opt.remove,
+				   .remove_refused = c->opt.remove_refused,
 				   .force = c->opt.force,
 				   .attach_ghosts = c->opt.attach_ghosts,
 				   .investigate = c->opt.investigate,
@@ -982,6 +985,35 @@ static const struct target_case cases[] = {
 	  .end = TARGET_END_FOUND,
 	  .lines = "0:present:already-attached 1:in-use:masked 2:attached:listed 3:skipped:masked",
 	  .after = "0,1,2",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
+	{ .what = "the daemon holds the policy: a refused LUN someone attached goes",
+	  .world = W(.luns = "0-3", .before = "0-3"),
+	  .opt = O(.quirks = mask_0_2, .remove_refused = true),
+	  .trace = "I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL U1 D1 U3 D3 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:removed:masked 2:present:already-attached "
+		   "3:removed:masked",
+	  .after = "0,2",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
+	{ .what = "the daemon holds the policy, but a LUN no longer listed stays",
+	  .world = W(.luns = "0,2", .before = "0-2", .in_use = ""),
+	  .opt = O(.quirks = mask_0_2, .remove_refused = true),
+	  .trace = "I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 2:present:already-attached",
+	  .after = "0,1,2",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
+	{ .what = "the daemon holds the policy; a refused LUN in use is kept",
+	  .world = W(.luns = "0-3", .before = "0-3", .in_use = "3"),
+	  .opt = O(.quirks = mask_0_2, .remove_refused = true),
+	  .trace = "I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL U1 D1 U3 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:removed:masked 2:present:already-attached "
+		   "3:in-use:masked",
+	  .after = "0,2,3",
 	  .end_code = "list-done",
 	  .method_code = "scsi-3" },
 	{ .what = "refused LUN in use, --remove --force",

@@ -218,6 +218,36 @@ sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
 i=0; while [ $i -lt 100 ] && [ "$(wwid_of $h4:0:0:3)" = "$w0" ]; do sleep 0.1; i=$((i + 1)); done
 echo "@@RM daemon before=$w0 after=$(wwid_of $h4:0:0:3) ms=$((i * 100)) luns=[$(luns_of_host $h4)]"
 grep "$h4:0:0:3" /tmp/scand.log | grep -i remapped | tail -2 | sed 's/^/@@RMD /'
+# Others attach behind the policy. A lunmask for t4 that refuses LUN 6 (the
+# daemon reloads it); the kernel's "- - -" scan (rescan-scsi-bus.sh, an
+# administrator) attaches LUN 6 again; then iscsid logs in again with
+# node.session.scan = auto, which scans the new session's host itself.
+gone_within() { # hctl tenths
+	i=0; while [ $i -lt $2 ] && [ -e /sys/bus/scsi/devices/$1 ]; do sleep 0.1; i=$((i + 1)); done
+	echo $((i * 100))
+}
+printf 'lunmask "t4" {\n\tiscsi_target = "%s"\n\texclude_luns = { 6 }\n}\n' $T4 \
+	> /etc/scsi-scan/quirks.d/60-t4.conf
+i=0; while [ $i -lt 50 ] && ! grep -q 'reloading (a quirk directory changed)' /tmp/scand.log; do
+	sleep 0.1; i=$((i + 1)); done
+echo 1 > /sys/bus/scsi/devices/$h4:0:0:6/delete
+dmesg -c > /dev/null
+echo "- - -" > /sys/class/scsi_host/host$h4/scan
+seen=$(dmesg | grep -c "scsi $h4:0:0:6: ")
+t=$(gone_within $h4:0:0:6 100)
+echo "@@P rescan seen=$seen gone_ms=$t luns=[$(luns_of_host $h4)]"
+iscsiadm -m node -T $T4 -p 127.0.0.1 --logout > /dev/null 2>&1
+iscsiadm -m node -T $T4 -p 127.0.0.1 -o update -n node.session.scan -v auto > /dev/null 2>&1
+dmesg -c > /dev/null
+h4b=$(login $T4 127.0.0.1)
+i=0; while [ $i -lt 100 ] && ! dmesg | grep -q "scsi $h4b:0:0:6: "; do sleep 0.1; i=$((i + 1)); done
+seen=$(dmesg | grep -c "scsi $h4b:0:0:6: ")
+t=$(gone_within $h4b:0:0:6 100)
+wait_luns $h4b 2 3000 > /dev/null
+echo "@@P iscsid-auto host=$h4b seen=$seen gone_ms=$t luns=[$(luns_of_host $h4b)]"
+grep -E "attached by another scanner|t4" /tmp/scand.log | tail -4 | sed 's/^/@@PL /'
+rm /etc/scsi-scan/quirks.d/60-t4.conf
+sleep 1
 t0=$(uptime_cs)
 kill -TERM $PID; wait $PID; rc=$?
 echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
@@ -491,6 +521,22 @@ def main():
                  dm.get("luns") == "[0:0:0,0:0:3,0:0:6]" and "remapped" in rmd,
                  f"LUN 3 of t4 remapped while scsi-scand runs: wwid {dm.get('before')} -> "
                  f"{dm.get('after')} in {dm.get('ms')} ms; its log: {rmd[:300]}", width=30)
+    pol = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+           for m in re.finditer(r"^@@P (\S+) (.*)$", out, re.M)}
+    pl = " | ".join(line[5:].strip() for line in out.splitlines() if line.startswith("@@PL "))
+    rs, ia = pol.get("rescan", {}), pol.get("iscsid-auto", {})
+    checks.check("policy-vs-rescan",
+                 rs.get("seen", "0") != "0" and rs.get("gone_ms") not in (None, "10000") and
+                 rs.get("luns") == "[0:0:0,0:0:3]",
+                 f"lunmask refuses LUN 6 of t4; the kernel's - - - scan attached it "
+                 f"(its log: {rs.get('seen')} line(s)); the daemon deleted it after "
+                 f"{rs.get('gone_ms')} ms; left {rs.get('luns')}", width=30)
+    checks.check("policy-vs-iscsid-auto",
+                 ia.get("seen", "0") != "0" and ia.get("gone_ms") not in (None, "10000") and
+                 ia.get("luns") == "[0:0:0,0:0:3]",
+                 f"iscsid logged in again with node.session.scan = auto and attached LUN 6 "
+                 f"(the kernel's log: {ia.get('seen')}); the daemon deleted it after "
+                 f"{ia.get('gone_ms')} ms; left {ia.get('luns')}; its log: {pl[:300]}", width=30)
     explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
     checks.check("iscsi-explain-no-lun-0",
                  "listed by session" in explain and "transport iSCSI" in explain,
