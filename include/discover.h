@@ -199,4 +199,23 @@ void discover_step(struct discover *d, enum discover_outcome last, struct discov
  */
 const char *discover_transport_name(enum discover_transport t);
 
+/**
+ * discover_empty_targets() - the listed targets of which nothing is attached
+ * @targets: a transport's list (topology_read())
+ * @ntargets: how many
+ * @attached: the host's attached LUNs, any order
+ * @nattached: how many
+ * @out: filled with the channel and id of each such target, once each
+ *	(room for @ntargets)
+ *
+ * What the daemon's poll looks at: the first LUN mapped to an empty target
+ * comes with no unit attention (no LUN of it is attached to carry one).
+ * Only reachable targets count (one not logged in answers nothing).
+ *
+ * Return: how many were written to @out.
+ */
+size_t discover_empty_targets(const struct discover_target *targets, size_t ntargets,
+			      const struct scsi_addr *attached, size_t nattached,
+			      struct scsi_addr *out);
+
 #endif

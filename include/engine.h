@@ -130,6 +130,22 @@ void engine_event(struct engine *e, const struct scsi_event *ev);
  */
 int engine_coldplug(struct engine *e);
 
+/* Targets one poll scans at most; the rest wait for the next poll. */
+#define ENGINE_POLL_TARGETS_MAX 64
+
+/**
+ * engine_poll_empty() - scan the targets that transports list and of which
+ *	nothing is attached (the daemon's opt-in poll)
+ * @e: the engine
+ *
+ * The first LUN mapped to such a target comes with no unit attention, and
+ * no uevent says it is there. Hosts without a transport class are not
+ * probed. At most ENGINE_POLL_TARGETS_MAX targets a call, taken in turn.
+ *
+ * Return: how many targets were handed to scans, or a negative errno.
+ */
+int engine_poll_empty(struct engine *e);
+
 /**
  * engine_pollfds() - the descriptors the main loop polls for the engine
  * @e: the engine

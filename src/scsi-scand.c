@@ -176,6 +176,10 @@ static void usage(FILE *f)
 	      "                         the udev socket's receive buffer, 65536-1073741824\n"
 	      "                         (default 8 MiB); when it overflows, every host is\n"
 	      "                         scanned again\n"
+	      "      --poll-empty SECS  every SECS, scan the targets a transport lists (iSCSI\n"
+	      "                         sessions, FC remote ports, SAS end devices) of which\n"
+	      "                         nothing is attached: the first LUN mapped to one\n"
+	      "                         sends no event; 0 (the default) never\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path (repeatable)\n"
 	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (tests;\n"
 	      "                         --sysfs is the old name)\n"
@@ -199,6 +203,7 @@ struct cmdline {
 	bool foreground;
 	bool monitor;
 	size_t event_buffer;
+	unsigned int poll_empty;
 	bool once;
 	bool verbose;
 };
@@ -217,6 +222,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		OPT_NO_MONITOR,
 		OPT_ONCE,
 		OPT_EVENT_BUFFER,
+		OPT_POLL_EMPTY,
 		OPT_VERSION
 	};
 	static const struct option longopts[] = {
@@ -232,6 +238,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "event-buffer", required_argument, NULL, OPT_EVENT_BUFFER },
+		{ "poll-empty", required_argument, NULL, OPT_POLL_EMPTY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -290,6 +297,19 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			c->event_buffer = (size_t)v;
 			break;
 		}
+		case OPT_POLL_EMPTY: {
+			unsigned long v;
+			char *end;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno || v > 86400) {
+				fputs("scsi-scand: --poll-empty takes 0-86400 seconds\n", stderr);
+				return EXIT_USAGE;
+			}
+			c->poll_empty = (unsigned int)v;
+			break;
+		}
 		case OPT_QUIRKS_DIR:
 			r = quirk_dir_add(&c->dirs, &c->ndirs, optarg);
 			if (r < 0) {
@@ -329,10 +349,12 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 }
 
 /* The main loop: signals, the quirk directories, udev, the engine. */
-static int run(struct daemon *d, struct monitor *mon, bool once)
+static int run(struct daemon *d, struct monitor *mon, bool once, unsigned int poll_empty)
 {
 	struct itimerspec quiet = { .it_value = { .tv_nsec = RELOAD_QUIET_MS * 1000000L } };
-	int sfd, ifd, tfd, r, ret = EXIT_FAILURE;
+	struct itimerspec every = { .it_value = { .tv_sec = poll_empty },
+				    .it_interval = { .tv_sec = poll_empty } };
+	int sfd, ifd, tfd, pfd = -1, r, ret = EXIT_FAILURE;
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -344,7 +366,12 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ifd = watch_dirs(d);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (sfd < 0 || ifd < 0 || tfd < 0) {
+	if (poll_empty && !once) {
+		pfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (pfd >= 0)
+			timerfd_settime(pfd, 0, &every, NULL);
+	}
+	if (sfd < 0 || ifd < 0 || tfd < 0 || (poll_empty && !once && pfd < 0)) {
 		say(d, LOG_ERR, "cannot set up signals, inotify or timers: %s", strerror(errno));
 		goto out;
 	}
@@ -360,13 +387,14 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 	notify(d, "READY=1");
 	status(d);
 	for (;;) {
-		struct pollfd p[6] = {
+		struct pollfd p[7] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = ifd, .events = POLLIN },
 			{ .fd = tfd, .events = POLLIN },
 			{ .fd = mon ? monitor_fd(mon) : -1, .events = POLLIN },
+			{ .fd = pfd, .events = POLLIN },
 		};
-		size_t n = 4 + engine_pollfds(d->engine, p + 4);
+		size_t n = 5 + engine_pollfds(d->engine, p + 5);
 
 		if (!d->coldplug_done && engine_idle(d->engine)) {
 			d->coldplug_done = true;
@@ -432,7 +460,19 @@ static int run(struct daemon *d, struct monitor *mon, bool once)
 			if (r < 0)
 				say(d, LOG_WARNING, "udev: %s", strerror(-r));
 		}
-		if ((p[4].revents | p[5].revents) & POLLIN) {
+		if (p[4].revents & POLLIN) {
+			uint64_t ticks;
+
+			if (read(pfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+				r = engine_poll_empty(d->engine);
+				if (r < 0)
+					say(d, LOG_WARNING, "poll: cannot list hosts: %s",
+					    strerror(-r));
+				else
+					say(d, LOG_DEBUG, "poll: %d empty target(s) scanned", r);
+			}
+		}
+		if ((p[5].revents | p[6].revents) & POLLIN) {
 			engine_dispatch(d->engine);
 			status(d);
 		}
@@ -444,6 +484,8 @@ out:
 		close(ifd);
 	if (tfd >= 0)
 		close(tfd);
+	if (pfd >= 0)
+		close(pfd);
 	return ret;
 }
 
@@ -534,9 +576,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	say(&d, LOG_INFO, "started (%u workers at most%s)", c.eo.max_workers,
-	    c.eo.remove ? ", removing LUNs no longer reported" : "");
-	ret = run(&d, mon, c.once);
+	say(&d, LOG_INFO, "started (%u workers at most%s%s)", c.eo.max_workers,
+	    c.eo.remove ? ", removing LUNs no longer reported" : "",
+	    c.poll_empty ? ", polling empty targets" : "");
+	if (c.poll_empty)
+		say(&d, LOG_INFO,
+		    "poll: the targets transports list with nothing attached, every %u s",
+		    c.poll_empty);
+	ret = run(&d, mon, c.once, c.poll_empty);
 	/* Scans stop at their next step; a scan write in the kernel cannot be
 	 * interrupted, so wait for it, but not past the stop bound. */
 	if (engine_stop(d.engine, STOP_WAIT_MS)) {

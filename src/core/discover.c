@@ -342,3 +342,25 @@ void discover_step(struct discover *d, enum discover_outcome last, struct discov
 	else
 		step_listed(d, last, next);
 }
+
+size_t discover_empty_targets(const struct discover_target *targets, size_t ntargets,
+			      const struct scsi_addr *attached, size_t nattached,
+			      struct scsi_addr *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ntargets; i++) {
+		const struct discover_target *t = &targets[i];
+		bool skip = !t->is_target || !t->has_id || !t->reachable;
+
+		for (size_t k = 0; k < nattached && !skip; k++)
+			skip = attached[k].channel == t->channel && attached[k].id == t->id;
+		for (size_t k = 0; k < n && !skip; k++)
+			skip = out[k].channel == t->channel && out[k].id == t->id;
+		if (skip)
+			continue;
+		out[n] = (struct scsi_addr){ 0, t->channel, t->id, 0 };
+		n++;
+	}
+	return n;
+}

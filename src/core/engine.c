@@ -24,6 +24,7 @@
 #include "resize.h"
 #include "scan.h"
 #include "sgio.h"
+#include "topology.h"
 
 /* A scan's deepest frames hold a few PATH_MAX buffers; 256 KiB is ample,
  * and smaller cached stacks keep the daemon's memory down. */
@@ -75,6 +76,9 @@ struct engine {
 	atomic_bool stopping;
 	unsigned long scans;
 	unsigned long events;
+	/* where the next poll of empty targets starts */
+	size_t poll_next;
+	bool poll_next_set;
 };
 
 static void elog(struct engine *e, int prio, const char *fmt, ...)
@@ -761,6 +765,63 @@ int engine_coldplug(struct engine *e)
 	}
 	free(hosts);
 	return 0;
+}
+
+int engine_poll_empty(struct engine *e)
+{
+	unsigned int *hosts = NULL;
+	size_t nhosts = 0, skipped = 0;
+	int r, polled = 0;
+
+	r = sysfs_hosts(e->sys, &hosts, &nhosts);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nhosts; i++) {
+		/* Taken in turn: a host past the bound is first next time. */
+		unsigned int host = hosts[(i + e->poll_next) % nhosts];
+		enum discover_transport tr;
+		struct discover_target *t = NULL;
+		struct scsi_addr *attached = NULL, *empty = NULL;
+		size_t nt = 0, na = 0, ne = 0;
+
+		if (topology_read(e->sys, host, &tr, &t, &nt) < 0 || tr == DISCOVER_PROBE || !nt ||
+		    sysfs_devices(e->sys, (int)host, &attached, &na) < 0 ||
+		    !(empty = calloc(nt, sizeof(*empty)))) {
+			free(t);
+			free(attached);
+			continue;
+		}
+		ne = discover_empty_targets(t, nt, attached, na, empty);
+		for (size_t k = 0; k < ne; k++) {
+			struct scsi_event ev = { .kind = SCSI_EVENT_TARGET_ADD,
+						 .host = host,
+						 .channel = (int)empty[k].channel,
+						 .id = (int)empty[k].id };
+
+			if (polled == ENGINE_POLL_TARGETS_MAX) {
+				skipped++;
+				continue;
+			}
+			elog(e, LOG_INFO, "poll: %u:%u:%u: listed, nothing of it attached: scanned",
+			     host, empty[k].channel, empty[k].id);
+			engine_event(e, &ev);
+			polled++;
+		}
+		if (skipped && !e->poll_next_set) {
+			e->poll_next = (e->poll_next + i) % nhosts;
+			e->poll_next_set = true;
+		}
+		free(t);
+		free(attached);
+		free(empty);
+	}
+	if (skipped)
+		elog(e, LOG_NOTICE,
+		     "poll: %zu more empty target(s) wait for the next poll (%d a poll)", skipped,
+		     ENGINE_POLL_TARGETS_MAX);
+	e->poll_next_set = false;
+	free(hosts);
+	return polled;
 }
 
 size_t engine_pollfds(const struct engine *e, struct pollfd *p)

@@ -277,6 +277,36 @@ START_TEST(discover_dry_run_look)
 }
 END_TEST
 
+/* The daemon's poll: listed, reachable targets of which nothing is
+ * attached, once each. */
+START_TEST(discover_empty_targets_for_the_poll)
+{
+	struct discover_target t[] = {
+		listed(0, 0, true, true, true, "session1", "LOGGED_IN"),
+		listed(0, 1, true, true, true, "session2", "LOGGED_IN"),
+		listed(0, 1, true, true, true, "session3", "LOGGED_IN"),
+		listed(0, 2, true, true, false, "session4", "FAILED"),
+		listed(0, 3, false, true, true, "session5", "LOGGED_IN"),
+		listed(0, 4, true, false, true, "rport-0:0-4", "Online"),
+		listed(1, 0, true, true, true, "rport-0:1-0", "Online"),
+	};
+	const struct scsi_addr attached[] = { { 0, 0, 0, 3 }, { 0, 1, 1, 0 } };
+	struct scsi_addr out[7];
+	size_t n = discover_empty_targets(t, 7, attached, 2, out);
+
+	/* 0:0 has a LUN; 0:1 twice listed, once; 0:2 not reachable; 0:3 no id;
+	 * 0:4 not a target (an initiator port); 1:0 listed, but 1:1:0 attached
+	 * is another target */
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(out[0].channel, 0);
+	ck_assert_uint_eq(out[0].id, 1);
+	ck_assert_uint_eq(out[1].channel, 1);
+	ck_assert_uint_eq(out[1].id, 0);
+	ck_assert_uint_eq(discover_empty_targets(t, 7, NULL, 0, out), 3);
+	ck_assert_uint_eq(discover_empty_targets(NULL, 0, attached, 2, out), 0);
+}
+END_TEST
+
 /* Two entries of the list for one channel and id (the audit's fake trees;
  * sessions of a multi-session HBA): the target is tried once. */
 START_TEST(discover_one_target_listed_twice)
@@ -747,6 +777,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, discover_fc_rports);
 	tcase_add_test(tc, discover_one_target_listed_twice);
 	tcase_add_test(tc, discover_sas_never_probes);
+	tcase_add_test(tc, discover_empty_targets_for_the_poll);
 	tcase_add_loop_test(tc, discover_dry_run_look, 0,
 			    sizeof(look_cases) / sizeof(look_cases[0]));
 	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));

@@ -253,6 +253,23 @@ kill -TERM $PID; wait $PID; rc=$?
 echo "@@D stop rc=$rc time=$(( $(uptime_cs) - t0 ))"
 echo "@@D retries=$(grep -c 'not reachable yet' /tmp/scand.log)"
 sed 's/^/@@S /' /tmp/scand.log | grep -v 'attached LUN' | tail -40
+# The first LUN mapped to a target with nothing attached: no unit
+# attention (no LUN carries it), no uevent. scsi-scand --poll-empty finds it.
+T6=iqn.2003-01.org.linux-iscsi.test:t6
+mkdir -p $C/iscsi/$T6/tpgt_1/acls/$INIT
+target $T6
+iscsiadm -m discovery -t st -p 127.0.0.1 > /dev/null 2>&1
+scsi-scand --foreground --poll-empty 2 > /tmp/poll.log 2>&1 &
+PID=$!
+sleep 1
+h6=$(login $T6 127.0.0.1)
+sleep 3
+n0=$(count_luns $h6)
+lun $T6 0 $(backstore_rd g0)
+i=0; while [ $i -lt 150 ] && [ $(count_luns $h6) -lt 1 ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@PO host=$h6 before=$n0 after=$(count_luns $h6) ms=$((i * 100)) polled=$(grep -c "poll: $h6:" /tmp/poll.log)"
+kill -TERM $PID; wait $PID
+grep -E "poll" /tmp/poll.log | tail -3 | sed 's/^/@@POL /'
 
 # Faults on the transport in the middle of a scan: target t5, 256 LUNs
 # behind a portal of its own (127.0.0.3); its session gives up on a lost
@@ -537,6 +554,17 @@ def main():
                  f"iscsid logged in again with node.session.scan = auto and attached LUN 6 "
                  f"(the kernel's log: {ia.get('seen')}); the daemon deleted it after "
                  f"{ia.get('gone_ms')} ms; left {ia.get('luns')}; its log: {pl[:300]}", width=30)
+    po = re.search(r"^@@PO (.*)$", out, re.M)
+    po = dict(kv.split("=", 1) for kv in po.group(1).split() if "=" in kv) if po else {}
+    pol_log = " | ".join(line[6:].strip() for line in out.splitlines()
+                         if line.startswith("@@POL "))
+    checks.check("poll-empty-target",
+                 po.get("before") == "0" and po.get("after") == "1" and
+                 po.get("polled", "0") != "0",
+                 f"LUN 0 mapped to t6, logged in with nothing mapped: {po.get('before')} LUN(s) "
+                 f"before, {po.get('after')} {po.get('ms')} ms after, found by the poll "
+                 f"(--poll-empty 2; {po.get('polled')} poll scan(s) of it): {pol_log[:200]}",
+                 width=30)
     explain = "\n".join(line[4:] for line in out.splitlines() if line.startswith("@@X "))
     checks.check("iscsi-explain-no-lun-0",
                  "listed by session" in explain and "transport iSCSI" in explain,
