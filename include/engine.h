@@ -130,6 +130,15 @@ void engine_event(struct engine *e, const struct scsi_event *ev);
  */
 int engine_coldplug(struct engine *e);
 
+/**
+ * engine_wants_lun_adds() - whether LUNs' add events are of use
+ * @e: the engine
+ *
+ * Return: true while the database has a lunmask policy (one to hold
+ * against other scanners).
+ */
+bool engine_wants_lun_adds(struct engine *e);
+
 /* Targets one poll scans at most; the rest wait for the next poll. */
 #define ENGINE_POLL_TARGETS_MAX 64
 

@@ -94,6 +94,18 @@ struct monitor *monitor_new(size_t buffer);
 void monitor_free(struct monitor *m);
 
 /**
+ * monitor_watch_lun_adds() - whether LUNs' add events come through
+ * @m: the monitor
+ * @on: pass them (60-scsi-scand.rules tags them scsi_scand_lun), or not
+ *
+ * The daemon asks for them only while a lunmask policy is there to hold:
+ * without one, it is not woken for each LUN attached (its own included).
+ *
+ * Return: 0 or a negative errno.
+ */
+int monitor_watch_lun_adds(struct monitor *m, bool on);
+
+/**
  * monitor_fd() - the file descriptor to poll for events
  * @m: the monitor
  *

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "identity.h"
 #include "sysfs.h"
 
 /**
@@ -18,7 +19,9 @@
  *	changer, a LUN without an upper-level driver)
  * @before: the block device's size in 512-byte sectors before, or -1
  * @after: after the rescan, or -1
- * @error: 0, or the negative errno of the rescan write
+ * @error: 0, or the negative errno of the rescan write; -ESTALE: not
+ *	rescanned, another unit answers at the LUN (@remapped says how)
+ * @remapped: with -ESTALE, the identities compared, in words
  */
 struct resize_result {
 	struct scsi_addr addr;
@@ -26,6 +29,7 @@ struct resize_result {
 	int64_t before;
 	int64_t after;
 	int error;
+	char remapped[IDENTITY_EVIDENCE_LEN];
 };
 
 /**
@@ -38,6 +42,11 @@ struct resize_result {
  * and VPD again, then sd revalidates the disk and sets the new capacity),
  * reading the block device's size before and after. The write returns
  * once the kernel is done, as the device's command timeouts bound it.
+ *
+ * Not when another unit answers at the LUN (a remapped LUN: its VPD page
+ * 0x83 against the kernel's copy, remap_judge()): the rescan would refresh
+ * the kernel's copy and hide the remap from every later scan, while the
+ * device stays the old volume's. @ret->error is then -ESTALE.
  *
  * Return: 0 (the outcome is in @ret, @ret->error included), or -ENODEV if
  * the LUN is not attached.

@@ -50,6 +50,7 @@ struct daemon {
 	const char *const *dirs;
 	size_t ndirs;
 	struct engine *engine;
+	struct monitor *mon;
 	const struct sysfs_ctx *sys;
 	bool coldplug_done;
 };
@@ -112,6 +113,20 @@ static void status(struct daemon *d)
 	       d->coldplug_done ? "Watching" : "Coldplug", s.running, s.scans, s.events);
 }
 
+/* LUNs' add events, only while a lunmask policy is there to hold. */
+static void watch_lun_adds(struct daemon *d)
+{
+	bool on = engine_wants_lun_adds(d->engine);
+	int r;
+
+	if (!d->mon)
+		return;
+	r = monitor_watch_lun_adds(d->mon, on);
+	if (r < 0)
+		say(d, LOG_WARNING, "udev: cannot %s LUNs' add events: %s",
+		    on ? "listen to" : "stop listening to", strerror(-r));
+}
+
 static void reload(struct daemon *d, const char *why)
 {
 	struct timespec ts;
@@ -121,6 +136,7 @@ static void reload(struct daemon *d, const char *why)
 	       (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
 	say(d, LOG_INFO, "quirks: reloading (%s)", why);
 	engine_load_db(d->engine, d->dirs, d->ndirs, true);
+	watch_lun_adds(d);
 	notify(d, "READY=1");
 	status(d);
 }
@@ -575,6 +591,8 @@ int main(int argc, char **argv)
 			say(&d, LOG_ERR, "cannot listen to udev: %s", strerror(errno));
 			goto out;
 		}
+		d.mon = mon;
+		watch_lun_adds(&d);
 	}
 	say(&d, LOG_INFO, "started (%u workers at most%s%s)", c.eo.max_workers,
 	    c.eo.remove ? ", removing LUNs no longer reported" : "",

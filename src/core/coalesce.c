@@ -17,10 +17,11 @@
  *   "change 3:0:1:0, change 3:0:1:4" is one scan of 3:0:1; a host add
  *   merged after it keeps 3:0:1's removal and no other.
  * - INQUIRY or capacity data changed: per LUN and kind, once; past
- *   WORK_LUNS_MAX the event is dropped and said so. INQUIRY data changed
- *   also scans the LUN's target, as a target appearing does: the scan
- *   finds a remapped LUN. "change 3:0:1:2 (INQUIRY)" is a scan of 3:0:1
- *   and a look at 3:0:1:2's INQUIRY data.
+ *   WORK_LUNS_MAX the event is dropped and said so. Both also scan the
+ *   LUN's target, as a target appearing does, before the LUN's own work:
+ *   the scan finds a remapped LUN (a rescan for the capacity would
+ *   refresh the kernel's copy of the old unit's identity). "change 3:0:1:2 (INQUIRY)" is a scan of
+ * 3:0:1 and a look at 3:0:1:2's INQUIRY data.
  * - a LUN attached (by anyone): per LUN, once, so that the ones the
  *   daemon attached itself can be taken out again when its scan reports
  *   them (host_work_forget_attached()); what is left scans its target.
@@ -112,10 +113,11 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 		return add_target(w, ev->channel, ev->id, false);
 	case SCSI_EVENT_LUNS_CHANGED:
 		return add_target(w, ev->channel, ev->id, true);
-	case SCSI_EVENT_INQUIRY_CHANGED: {
-		/* Another unit may answer at the LUN now (a remapped LUN): its
-		 * target's scan holds each attached LUN against the unit the
-		 * kernel attached. */
+	case SCSI_EVENT_INQUIRY_CHANGED:
+	case SCSI_EVENT_CAPACITY_CHANGED: {
+		/* Another unit may answer at the LUN now (a remapped LUN often
+		 * tells this way): its target's scan, with the remap check,
+		 * runs before the LUN's own work. */
 		enum merge_result t = add_target(w, ev->channel, ev->id, false);
 		enum merge_result l = add_lun(w, ev);
 
@@ -123,8 +125,6 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 			return l == MERGE_DROPPED ? l : t;
 		return l == MERGE_QUEUED || t == MERGE_QUEUED ? MERGE_QUEUED : MERGE_COALESCED;
 	}
-	case SCSI_EVENT_CAPACITY_CHANGED:
-		return add_lun(w, ev);
 	case SCSI_EVENT_LUN_ADDED: {
 		enum merge_result l;
 

@@ -400,7 +400,12 @@ static void resize(struct job *j, const struct scsi_addr *a)
 	}
 	output_size(rr.before, before, sizeof(before));
 	output_size(rr.after, after, sizeof(after));
-	if (rr.error)
+	if (rr.error == -ESTALE)
+		elog(e, LOG_ERR,
+		     "%s: capacity data changed; remapped, another unit answers at it: %s; not "
+		     "rescanned (kept: in use)",
+		     name, rr.remapped);
+	else if (rr.error)
 		elog(e, LOG_ERR, "%s: capacity data changed; the rescan failed: %s", name,
 		     strerror(-rr.error));
 	else if (!rr.block[0])
@@ -674,12 +679,8 @@ static void retry_later(struct engine *e, struct host_state *h, bool retry)
 static bool is_recent(struct engine *e, struct host_state *h, const struct scsi_event *ev)
 {
 	struct scsi_addr a = { ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun };
-	bool policy;
 
-	pthread_mutex_lock(&e->db_lock);
-	policy = e->db && lunmask_policy(e->db);
-	pthread_mutex_unlock(&e->db_lock);
-	if (!policy)
+	if (!engine_wants_lun_adds(e))
 		return true;
 	for (size_t i = 0; i < h->nrecent; i++)
 		if (scsi_addr_cmp(&h->recent[i], &a) == 0) {
@@ -765,6 +766,16 @@ int engine_coldplug(struct engine *e)
 	}
 	free(hosts);
 	return 0;
+}
+
+bool engine_wants_lun_adds(struct engine *e)
+{
+	bool policy;
+
+	pthread_mutex_lock(&e->db_lock);
+	policy = e->db && lunmask_policy(e->db);
+	pthread_mutex_unlock(&e->db_lock);
+	return policy;
 }
 
 int engine_poll_empty(struct engine *e)

@@ -1005,7 +1005,12 @@ void output_resize_text(FILE *f, const struct resize_result *r)
 	scsi_addr_format(&r->addr, hctl, sizeof(hctl));
 	output_size(r->before, before, sizeof(before));
 	output_size(r->after, after, sizeof(after));
-	if (r->error)
+	if (r->error == -ESTALE)
+		fprintf(f,
+			"%-14s %-6s FAILED: remapped, another unit answers at it: %s; not rescanned "
+			"(a scan of its target replaces it)\n",
+			hctl, r->block[0] ? r->block : "-", r->remapped);
+	else if (r->error)
 		fprintf(f, "%-14s %-6s FAILED: the rescan write: %s\n", hctl,
 			r->block[0] ? r->block : "-", strerror(-r->error));
 	else if (!r->block[0])
@@ -1033,6 +1038,8 @@ json_object *output_resize_json(const struct resize_result *r)
 	json_object_object_add(o, "changed", json_object_new_boolean(resize_changed(r)));
 	json_object_object_add(o, "error",
 			       r->error ? output_json_string(strerror(-r->error)) : NULL);
+	json_object_object_add(o, "remapped",
+			       r->error == -ESTALE ? output_json_string(r->remapped) : NULL);
 	return o;
 }
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "resize.h"
+#include "scan.h"
+#include "sgio.h"
 
 static int64_t block_size(const struct sysfs_ctx *sys, const struct scsi_addr *a, const char *block)
 {
@@ -20,6 +22,37 @@ static int64_t block_size(const struct sysfs_ctx *sys, const struct scsi_addr *a
 	return end == buf || v < 0 ? -1 : v;
 }
 
+/* Whether another unit answers at @a than the kernel attached: page 0x83
+ * of the device against the kernel's copy. No copy, no node, no answer:
+ * not known, so not. */
+static bool remapped(const struct sysfs_ctx *sys, const struct scsi_addr *a, char *what, size_t len)
+{
+	struct lun_identity *was = calloc(2, sizeof(*was)), *now = was + 1;
+	uint8_t *page = malloc(VPD_PAGE_MAX);
+	char name[32], node[512];
+	struct sgio_error err;
+	bool changed = false;
+	size_t got = 0;
+	int fd, r;
+
+	if (!was || !page)
+		goto out;
+	r = sysfs_read_bin(sys, page, VPD_PAGE_MAX, "/sys/bus/scsi/devices/%s/vpd_pg83",
+			   scsi_addr_format(a, name, sizeof(name)));
+	if (r <= 0 || identity_set_vpd83(was, page, (size_t)r) < 0 || !was->ndesignators)
+		goto out;
+	if (sysfs_device_node(sys, a, node, sizeof(node)) < 0 || sgio_open(node, &fd) < 0)
+		goto out;
+	r = sgio_inquiry_vpd(fd, 0x83, page, VPD_PAGE_MAX - 4, SCAN_INQUIRY_TIMEOUT, &got, &err);
+	sgio_close(fd);
+	if (r == 0 && identity_set_vpd83(now, page, got) == 0)
+		changed = remap_judge(was, now, what, len) == REMAP_CHANGED;
+out:
+	free(was);
+	free(page);
+	return changed;
+}
+
 int lun_resize(const struct sysfs_ctx *sys, const struct scsi_addr *a, struct resize_result *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -29,6 +62,11 @@ int lun_resize(const struct sysfs_ctx *sys, const struct scsi_addr *a, struct re
 	if (sysfs_device_link(sys, a, "block", ret->block, sizeof(ret->block)) < 0)
 		ret->block[0] = '\0';
 	ret->before = block_size(sys, a, ret->block);
+	if (remapped(sys, a, ret->remapped, sizeof(ret->remapped))) {
+		ret->error = -ESTALE;
+		ret->after = ret->before;
+		return 0;
+	}
 	ret->error = sysfs_device_write(sys, a, "rescan", "1\n");
 	ret->after = block_size(sys, a, ret->block);
 	return 0;

@@ -12,12 +12,30 @@
 struct monitor {
 	struct udev *udev;
 	struct udev_monitor *mon;
+	bool lun_adds;
 };
 
-struct monitor *monitor_new(size_t buffer)
+/* The socket's filter (BPF): the subsystems, and the events the rules
+ * tag; a LUN's add event only when asked for (a lunmask policy to hold). */
+static int set_filter(struct udev_monitor *mon, bool lun_adds)
 {
 	static const char *const subsystems[] = { "scsi_host", "scsi", "fc_remote_ports",
 						  "sas_end_device", "iscsi_session" };
+	int r;
+
+	for (size_t i = 0; i < sizeof(subsystems) / sizeof(subsystems[0]); i++) {
+		r = udev_monitor_filter_add_match_subsystem_devtype(mon, subsystems[i], NULL);
+		if (r < 0)
+			return r;
+	}
+	r = udev_monitor_filter_add_match_tag(mon, "scsi_scand");
+	if (r >= 0 && lun_adds)
+		r = udev_monitor_filter_add_match_tag(mon, "scsi_scand_lun");
+	return r < 0 ? r : 0;
+}
+
+struct monitor *monitor_new(size_t buffer)
+{
 	struct monitor *m = calloc(1, sizeof(*m));
 	int r = -ENOMEM;
 
@@ -29,13 +47,7 @@ struct monitor *monitor_new(size_t buffer)
 	m->mon = udev_monitor_new_from_netlink(m->udev, "udev");
 	if (!m->mon)
 		goto fail;
-	for (size_t i = 0; i < sizeof(subsystems) / sizeof(subsystems[0]); i++) {
-		r = udev_monitor_filter_add_match_subsystem_devtype(m->mon, subsystems[i], NULL);
-		if (r < 0)
-			goto fail;
-	}
-	/* Only what 60-scsi-scand.rules tags: not the LUNs' own add events. */
-	r = udev_monitor_filter_add_match_tag(m->mon, "scsi_scand");
+	r = set_filter(m->mon, false);
 	if (r < 0)
 		goto fail;
 	/* A burst of hotplug events must not overflow the socket. */
@@ -57,6 +69,23 @@ void monitor_free(struct monitor *m)
 	udev_monitor_unref(m->mon);
 	udev_unref(m->udev);
 	free(m);
+}
+
+int monitor_watch_lun_adds(struct monitor *m, bool on)
+{
+	int r;
+
+	if (m->lun_adds == on)
+		return 0;
+	r = udev_monitor_filter_remove(m->mon);
+	if (r >= 0)
+		r = set_filter(m->mon, on);
+	if (r >= 0)
+		r = udev_monitor_filter_update(m->mon);
+	if (r < 0)
+		return r;
+	m->lun_adds = on;
+	return 0;
 }
 
 int monitor_fd(const struct monitor *m)

@@ -3,6 +3,7 @@
 """scsi-scan against fake sysfs trees, with the fake-kernel preload standing
 in for the midlayer: scan writes attach LUNs, SG_IO answers from a script."""
 
+import errno
 import fcntl
 import json
 import os
@@ -1164,6 +1165,28 @@ class Resize(ScanTest):
         # the database plays no part in a resize
         p = t.run("--resize", rc=2)
         self.assertIn("--quirks-dir does not apply to --resize", p.stderr)
+
+
+    def test_resize_refuses_a_remapped_lun(self):
+        """A rescan would refresh the kernel's copy of the old unit's
+        identity and hide the remap: not written, the LUN named."""
+        script = ("host 0 max_id 1 max_lun 49410\n"
+                  "lu 0:0:0:0 version 5 sectors 100 naa 6001405000000001\n"
+                  "lu 0:0:0:1 version 5 sectors 100 grows 300 naa 6001405000000002\n")
+        t = self.tree(script)
+        t.run(rc=0)
+        with open(t.script, "w") as f:
+            f.write(script.replace("6001405000000002", "60014050000000ff"))
+        doc = json.loads(t.run("--resize", "--json", rc=1, quirks=()).stdout)
+        r = {lu["hctl"]: lu for lu in doc["luns"]}
+        self.assertEqual((r["0:0:0:0"]["error"], r["0:0:0:0"]["remapped"]), (None, None))
+        self.assertEqual(r["0:0:0:1"]["error"], os.strerror(errno.ESTALE))
+        self.assertIn("naa.6001405000000002 became naa.60014050000000ff",
+                      r["0:0:0:1"]["remapped"])
+        self.assertEqual([c for c in t.commands() if c.startswith("rescan")], ["rescan 0:0:0:0"])
+        p = t.run("--resize", "0:0:0:1", rc=1, quirks=())
+        self.assertIn("FAILED: remapped, another unit answers at it", p.stdout)
+        self.assertEqual([c for c in t.commands() if c.startswith("rescan")], ["rescan 0:0:0:0"])
 
 
 class Suggest(ScanTest):
