@@ -78,6 +78,11 @@ enum target_act {
  * @ATTR_VPD83: its copy of VPD page 0x83 (device identification)
  * @ATTR_WWID: the wwid it derives from page 0x83 (text)
  * @ATTR_DH_STATE: its device handler, or "detached" (text)
+ * @ATTR_RECORDED_INQUIRY: the INQUIRY data recorded when the LUN was first
+ *	seen attached (/run/scsi-scan/identity; made from the kernel's copy
+ *	then), which no rescan refreshes
+ * @ATTR_RECORDED_VPD80: the same of VPD page 0x80
+ * @ATTR_RECORDED_VPD83: the same of VPD page 0x83
  */
 enum target_attr {
 	ATTR_INQUIRY,
@@ -85,13 +90,18 @@ enum target_attr {
 	ATTR_VPD83,
 	ATTR_WWID,
 	ATTR_DH_STATE,
+	ATTR_RECORDED_INQUIRY,
+	ATTR_RECORDED_VPD80,
+	ATTR_RECORDED_VPD83,
 };
 
 /**
  * target_attr_name() - the sysfs name of an attribute
  * @a: the attribute
  *
- * Return: "inquiry", "vpd_pg80", "vpd_pg83", "wwid" or "dh_state".
+ * Return: "inquiry", "vpd_pg80", "vpd_pg83", "wwid", "dh_state", or for
+ * the recorded ones "recorded_inquiry", "recorded_vpd_pg80",
+ * "recorded_vpd_pg83".
  */
 const char *target_attr_name(enum target_attr a);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idrecord.h"
 #include "resize.h"
 #include "scan.h"
 #include "sgio.h"
@@ -22,24 +23,22 @@ static int64_t block_size(const struct sysfs_ctx *sys, const struct scsi_addr *a
 	return end == buf || v < 0 ? -1 : v;
 }
 
-/* Whether another unit answers at @a than the kernel attached: page 0x83
- * of the device against the kernel's copy. No copy, no node, no answer:
- * not known, so not. */
+/* Whether another unit answers at @a than the one recorded when it was
+ * first seen attached: page 0x83 of the device against the record. No
+ * record of the page, no node, no answer: not known, so not. */
 static bool remapped(const struct sysfs_ctx *sys, const struct scsi_addr *a, char *what, size_t len)
 {
 	struct lun_identity *was = calloc(2, sizeof(*was)), *now = was + 1;
+	struct id_record *rec = malloc(sizeof(*rec));
 	uint8_t *page = malloc(VPD_PAGE_MAX);
-	char name[32], node[512];
 	struct sgio_error err;
 	bool changed = false;
+	char node[512];
 	size_t got = 0;
 	int fd, r;
 
-	if (!was || !page)
-		goto out;
-	r = sysfs_read_bin(sys, page, VPD_PAGE_MAX, "/sys/bus/scsi/devices/%s/vpd_pg83",
-			   scsi_addr_format(a, name, sizeof(name)));
-	if (r <= 0 || identity_set_vpd83(was, page, (size_t)r) < 0 || !was->ndesignators)
+	if (!was || !rec || !page || id_record_get(sys, a, rec) < 0 || !rec->vpd83_len ||
+	    identity_set_vpd83(was, rec->vpd83, rec->vpd83_len) < 0 || !was->ndesignators)
 		goto out;
 	if (sysfs_device_node(sys, a, node, sizeof(node)) < 0 || sgio_open(node, &fd) < 0)
 		goto out;
@@ -49,6 +48,7 @@ static bool remapped(const struct sysfs_ctx *sys, const struct scsi_addr *a, cha
 		changed = remap_judge(was, now, what, len) == REMAP_CHANGED;
 out:
 	free(was);
+	free(rec);
 	free(page);
 	return changed;
 }

@@ -20,6 +20,7 @@
 #include "inuse.h"
 #include "kflags.h"
 #include "luns.h"
+#include "idrecord.h"
 #include "scan.h"
 #include "sgio.h"
 #include "target.h"
@@ -62,6 +63,10 @@ struct host_scan {
 	char why[512];
 	int node_fd;
 	uint64_t node_lun;
+	/* the identity record read last, for the pages asked of it in turn */
+	struct id_record *record;
+	struct scsi_addr record_addr;
+	bool has_record;
 	struct pending_release *pending;
 	size_t npending;
 };
@@ -243,9 +248,45 @@ static int read_attr_bin(const struct scan_ctx *ctx, const char *name, enum targ
 				      "/sys/bus/scsi/devices/%s/vpd_pg83", name);
 	case ATTR_WWID:
 	case ATTR_DH_STATE:
+	case ATTR_RECORDED_INQUIRY:
+	case ATTR_RECORDED_VPD80:
+	case ATTR_RECORDED_VPD83:
 		break;
 	}
 	return -EINVAL;
+}
+
+/* A page of a LUN's identity record (read once for the pages asked in
+ * turn): its length, -ENOENT when the record lacks it, or an errno. */
+static int read_record(struct host_scan *hs, const struct scsi_addr *lun, enum target_attr attr)
+{
+	const uint8_t *page;
+	size_t len;
+	int r;
+
+	if (!hs->record) {
+		hs->record = malloc(sizeof(*hs->record));
+		if (!hs->record)
+			return -ENOMEM;
+	}
+	if (!hs->has_record || scsi_addr_cmp(&hs->record_addr, lun) != 0) {
+		hs->has_record = false;
+		r = id_record_get(hs->ctx->sys, lun, hs->record);
+		if (r < 0)
+			return r;
+		hs->record_addr = *lun;
+		hs->has_record = true;
+	}
+	page = attr == ATTR_RECORDED_INQUIRY ? hs->record->inquiry
+	       : attr == ATTR_RECORDED_VPD80 ? hs->record->vpd80
+					     : hs->record->vpd83;
+	len = attr == ATTR_RECORDED_INQUIRY ? hs->record->inquiry_len
+	      : attr == ATTR_RECORDED_VPD80 ? hs->record->vpd80_len
+					    : hs->record->vpd83_len;
+	if (!len)
+		return -ENOENT;
+	memcpy(hs->buf, page, len);
+	return (int)len;
 }
 
 static void command(struct host_scan *hs, int r, const struct sgio_error *err, struct target_obs *o)
@@ -328,6 +369,8 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 					      SCSI_WWID_MAX + 1);
 		} else if (a->attr == ATTR_DH_STATE) {
 			r = sysfs_device_attr(ctx->sys, &lun, "dh_state", (char *)hs->buf, 32);
+		} else if (a->attr >= ATTR_RECORDED_INQUIRY) {
+			r = read_record(hs, &lun, a->attr);
 		} else {
 			scsi_addr_format(&lun, name, sizeof(name));
 			r = read_attr_bin(ctx, name, a->attr, hs->buf);
@@ -350,6 +393,10 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 			hs->node_fd = -1;
 		}
 		o->result = sysfs_delete(ctx->sys, &lun);
+		if (o->result == 0) {
+			id_record_forget(ctx->sys, &lun);
+			hs->has_record = false;
+		}
 		break;
 	case TARGET_SET_HANDLER:
 		o->result = sysfs_device_write(ctx->sys, &lun, "dh_state", a->text);
@@ -764,6 +811,7 @@ out:
 	if (hs.scan_fd >= 0)
 		close(hs.scan_fd);
 	free(hs.buf);
+	free(hs.record);
 	free(hs.report);
 	free(hs.luns);
 	free(hs.pending);

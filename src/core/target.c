@@ -59,8 +59,14 @@ enum probe_kind {
 const char *target_attr_name(enum target_attr a)
 {
 	static const char *const names[] = {
-		[ATTR_INQUIRY] = "inquiry", [ATTR_VPD80] = "vpd_pg80",	  [ATTR_VPD83] = "vpd_pg83",
-		[ATTR_WWID] = "wwid",	    [ATTR_DH_STATE] = "dh_state",
+		[ATTR_INQUIRY] = "inquiry",
+		[ATTR_VPD80] = "vpd_pg80",
+		[ATTR_VPD83] = "vpd_pg83",
+		[ATTR_WWID] = "wwid",
+		[ATTR_DH_STATE] = "dh_state",
+		[ATTR_RECORDED_INQUIRY] = "recorded_inquiry",
+		[ATTR_RECORDED_VPD80] = "recorded_vpd_pg80",
+		[ATTR_RECORDED_VPD83] = "recorded_vpd_pg83",
 	};
 
 	return (unsigned int)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
@@ -675,11 +681,12 @@ static void inquiry_failed(struct target_machine *m, const char *why)
 /* ---- a remapped LUN ---------------------------------------------------- */
 
 /*
- * An attached LUN held against the unit the kernel attached: its copy of
- * each identity page against the device's answer now. A page is asked of
- * the device only where the kernel holds a copy of it (the kernel asked
- * that device for it already, quirks and all); the strongest evidence both
- * sides have decides (remap_judge()).
+ * An attached LUN held against the unit the kernel attached: the identity
+ * recorded when the LUN was first seen attached (made from the kernel's
+ * copies, which any rescan write refreshes) against the device's answer
+ * now. A page is asked of the device only where the record holds it (the
+ * kernel asked that device for it already, quirks and all); the strongest
+ * evidence both sides have decides (remap_judge()).
  */
 enum remap_state {
 	RC_BEGIN,
@@ -747,7 +754,7 @@ static int remap_next(struct remap_check *c, const struct target_obs *o, struct 
 	switch (c->state) {
 	case RC_BEGIN:
 		c->state = RC_GOT_KERNEL_VPD83;
-		read_attr(next, c->lun, ATTR_VPD83);
+		read_attr(next, c->lun, ATTR_RECORDED_VPD83);
 		return 1;
 	case RC_GOT_KERNEL_VPD83:
 		if (o->result > 0 && identity_set_vpd83(&c->was, o->data, o->len) == 0) {
@@ -756,7 +763,7 @@ static int remap_next(struct remap_check *c, const struct target_obs *o, struct 
 			return 1;
 		}
 		c->state = RC_GOT_KERNEL_VPD80;
-		read_attr(next, c->lun, ATTR_VPD80);
+		read_attr(next, c->lun, ATTR_RECORDED_VPD80);
 		return 1;
 	case RC_GOT_DEVICE_VPD83:
 		if (o->result == 0)
@@ -769,7 +776,7 @@ static int remap_next(struct remap_check *c, const struct target_obs *o, struct 
 			return 0;
 		}
 		c->state = RC_GOT_KERNEL_VPD80;
-		read_attr(next, c->lun, ATTR_VPD80);
+		read_attr(next, c->lun, ATTR_RECORDED_VPD80);
 		return 1;
 	case RC_GOT_KERNEL_VPD80:
 		if (o->result > 0 && identity_set_vpd80(&c->was, o->data, o->len) == 0) {
@@ -778,7 +785,7 @@ static int remap_next(struct remap_check *c, const struct target_obs *o, struct 
 			return 1;
 		}
 		c->state = RC_GOT_KERNEL_INQUIRY;
-		read_attr(next, c->lun, ATTR_INQUIRY);
+		read_attr(next, c->lun, ATTR_RECORDED_INQUIRY);
 		return 1;
 	case RC_GOT_DEVICE_VPD80:
 		if (o->result == 0)
@@ -789,7 +796,7 @@ static int remap_next(struct remap_check *c, const struct target_obs *o, struct 
 			return 0;
 		}
 		c->state = RC_GOT_KERNEL_INQUIRY;
-		read_attr(next, c->lun, ATTR_INQUIRY);
+		read_attr(next, c->lun, ATTR_RECORDED_INQUIRY);
 		return 1;
 	case RC_GOT_KERNEL_INQUIRY:
 		if (o->result <= 0) {

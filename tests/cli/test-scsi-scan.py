@@ -990,6 +990,49 @@ class Remove(ScanTest):
         self.assertIn("mounted on /srv", reason)
         self.assertIn("0:0:0:2", t2.devices())
 
+    def test_identity_record(self):
+        """The identity a LUN had when first seen is kept in
+        /run/scsi-scan/identity: a rescan by someone else refreshes the
+        kernel's copy, not the record, so the remap is still found; a
+        broken record is rebuilt from the kernel's copy, never trusted."""
+        script = ("host 0 max_id 1 max_lun 49410\n"
+                  "lu 0:0:0:0 version 5 naa 6001405000000001\n"
+                  "lu 0:0:0:1 version 5 naa 6001405000000002\n")
+        t = self.tree(script)
+        t.run(rc=0)
+        t.run(rc=0)
+        rec = os.path.join(t.root, "run/scsi-scan/identity/0:0:0:1")
+        with open(rec) as f:
+            text = f.read()
+        self.assertRegex(text, r"^instance=\d+\ninquiry=[0-9a-f]+\nvpd80=\nvpd83=[0-9a-f]+\n$")
+        self.assertIn("6001405000000002", text)
+        # remapped, and someone's rescan refreshed the kernel's copy
+        with open(t.script, "w") as f:
+            f.write(script.replace("6001405000000002", "6001405000000077"))
+        vpd = os.path.join(t.root, "sys/bus/scsi/devices/0:0:0:1/vpd_pg83")
+        with open(vpd, "rb") as f:
+            page = bytearray(f.read())
+        page[15] = 0x77
+        with open(vpd, "wb") as f:
+            f.write(bytes(page))
+        p = t.run("-n", rc=0)
+        self.assertIn("would-remove", p.stdout)
+        self.assertIn("naa.6001405000000002 became naa.6001405000000077", p.stdout)
+        # a broken record: rebuilt from the kernel's copy (now the new
+        # unit's), not trusted, nothing deleted on its account
+        with open(rec, "w") as f:
+            f.write("instance=1\nvpd83=zz\n")
+        p = t.run("-n", rc=0)
+        self.assertNotIn("would-remove", p.stdout)
+        with open(rec) as f:
+            self.assertIn("6001405000000077", f.read())
+        # a LUN the scan deletes loses its record
+        with open(t.script, "w") as f:
+            f.write(script.replace("lu 0:0:0:1 version 5 naa 6001405000000002\n", ""))
+        t.run("--remove", rc=0)
+        self.assertNotIn("0:0:0:1", t.devices())
+        self.assertFalse(os.path.exists(rec))
+
     def test_held_by_dm_kept(self):
         t = self.tree(self.SCRIPT)
         t.run(rc=0)

@@ -496,12 +496,15 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 		o->data = s->buf;
 		switch (a->attr) {
 		case ATTR_INQUIRY:
+		case ATTR_RECORDED_INQUIRY:
 			o->len = inquiry_data(s, lun, s->buf, 96);
 			break;
 		case ATTR_VPD80:
+		case ATTR_RECORDED_VPD80:
 			o->len = vpd80(s, lun, s->buf);
 			break;
 		case ATTR_VPD83:
+		case ATTR_RECORDED_VPD83:
 			if (in_list(w->no_vpd83, lun)) {
 				o->result = -ENOENT;
 				o->data = NULL;
@@ -750,54 +753,6 @@ static const char mask_by_wwid[] =
 	" luns = { 0-1 }\n}\n";
 
 static const struct target_case cases[] = {
-	{ .what = "attached LUNs, the same units: one VPD page each, left alone",
-	  .world = W(.luns = "0-2", .before = "0-2"),
-	  .opt = O(.check_identity = true),
-	  .trace = "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 "
-		   "V1:83 R2:vpd_pg83 V2:83 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:present:already-attached 1:present:already-attached "
-		   "2:present:already-attached",
-	  .after = "0,1,2" },
-	{ .what = "a remapped LUN, unused: deleted and attached again",
-	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
-	  .opt = O(.check_identity = true),
-	  .trace =
-		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 V1:83 U1 D1 A1 R2:vpd_pg83 V2:83 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:present:already-attached 1:attached:remapped 2:present:already-attached",
-	  .after = "0,1,2" },
-	{ .what = "a remapped LUN in use: kept, and the target fails",
-	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1", .in_use = "1"),
-	  .opt = O(.check_identity = true),
-	  .trace =
-		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 V1:83 U1 R2:vpd_pg83 V2:83 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:present:already-attached 1:in-use:remapped 2:present:already-attached",
-	  .after = "0,1,2" },
-	{ .what = "a remapped LUN in a dry run: said, nothing written",
-	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
-	  .opt = O(.check_identity = true, .dry_run = true),
-	  .trace = "I36 I96 R0:vpd_pg83 V0:83 RL R1:vpd_pg83 V1:83 R2:vpd_pg83 V2:83 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:present:already-attached 1:would-remove:remapped 2:present:already-attached",
-	  .after = "0,1,2" },
-	{ .what = "LUN 0 remapped: deleted and attached again before REPORT LUNS goes through it",
-	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "0"),
-	  .opt = O(.check_identity = true),
-	  .trace = "I36 I96 R0:vpd_pg83 V0:83 U0 D0 A0 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL "
-		   "R1:vpd_pg83 V1:83 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:attached:remapped 1:present:already-attached",
-	  .after = "0,1" },
-	{ .what = "no kernel copy of page 0x83: the serials decide",
-	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "1", .no_vpd83 = "1"),
-	  .opt = O(.check_identity = true),
-	  .trace =
-		  "I36 I96 R0:vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL R1:vpd_pg83 R1:vpd_pg80 V1:80 U1 D1 A1 =found",
-	  .end = TARGET_END_FOUND,
-	  .lines = "0:present:already-attached 1:attached:remapped",
-	  .after = "0,1" },
 	{ .what = "SPC-3, LUNs 0-2, none attached",
 	  .world = W(.luns = "0-2"),
 	  .opt = O(),
@@ -1666,9 +1621,64 @@ static const struct target_case cases[] = {
 	  .method_code = "scsi-3" },
 };
 
-START_TEST(target_rows)
+/* A remapped LUN: each LUN attached before held against its identity
+ * record (the kernel's copies when it was first seen) and the device's
+ * answer now. */
+static const struct target_case remap_cases[] = {
+	{ .what = "attached LUNs, the same units: one VPD page each, left alone",
+	  .world = W(.luns = "0-2", .before = "0-2"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 "
+		   "RL R1:recorded_vpd_pg83 V1:83 R2:recorded_vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:present:already-attached "
+		   "2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN, unused: deleted and attached again",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 "
+		   "RL R1:recorded_vpd_pg83 V1:83 U1 D1 A1 R2:recorded_vpd_pg83 V2:83 "
+		   "=found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:attached:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN in use: kept, and the target fails",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1", .in_use = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 "
+		   "RL R1:recorded_vpd_pg83 V1:83 U1 R2:recorded_vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:in-use:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "a remapped LUN in a dry run: said, nothing written",
+	  .world = W(.luns = "0-2", .before = "0-2", .remapped = "1"),
+	  .opt = O(.check_identity = true, .dry_run = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 RL R1:recorded_vpd_pg83 V1:83 "
+		   "R2:recorded_vpd_pg83 V2:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:would-remove:remapped 2:present:already-attached",
+	  .after = "0,1,2" },
+	{ .what = "LUN 0 remapped: deleted and attached again before REPORT LUNS goes through it",
+	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "0"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 U0 D0 A0 R0:inquiry R0:vpd_pg80 "
+		   "R0:vpd_pg83 RL R1:recorded_vpd_pg83 V1:83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:attached:remapped 1:present:already-attached",
+	  .after = "0,1" },
+	{ .what = "no kernel copy of page 0x83: the serials decide",
+	  .world = W(.luns = "0-1", .before = "0-1", .remapped = "1", .no_vpd83 = "1"),
+	  .opt = O(.check_identity = true),
+	  .trace = "I36 I96 R0:recorded_vpd_pg83 V0:83 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 "
+		   "RL R1:recorded_vpd_pg83 R1:recorded_vpd_pg80 V1:80 U1 D1 A1 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines = "0:present:already-attached 1:attached:remapped",
+	  .after = "0,1" },
+};
+
+static void check_case(const struct target_case *c)
 {
-	const struct target_case *c = &cases[_i];
 	struct run r;
 
 	run(c, &r);
@@ -1709,6 +1719,17 @@ START_TEST(target_rows)
 	ck_assert_msg(r.done.error == c->error, "%s: error %d", c->what, r.done.error);
 	ck_assert_msg(r.ndeferred == c->deferred, "%s: %zu deferred", c->what, r.ndeferred);
 	run_free(&r);
+}
+
+START_TEST(target_rows)
+{
+	check_case(&cases[_i]);
+}
+END_TEST
+
+START_TEST(target_remap_rows)
+{
+	check_case(&remap_cases[_i]);
 }
 END_TEST
 
@@ -1894,6 +1915,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("machine");
 
 	tcase_add_loop_test(tc, target_rows, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, target_remap_rows, 0, sizeof(remap_cases) / sizeof(remap_cases[0]));
 	tcase_add_loop_test(tc, release_rows, 0, sizeof(release_cases) / sizeof(release_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
