@@ -129,22 +129,33 @@ static int record_path(const struct sysfs_ctx *ctx, const struct scsi_addr *a, c
 			  scsi_addr_format(a, name, sizeof(name)));
 }
 
-/* The kernel's copies and the instance they belong to. */
-static int from_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
+/* The kernel device a LUN's record belongs to: its sysfs directory's inode. */
+static int instance_of(const struct sysfs_ctx *ctx, const struct scsi_addr *a, uint64_t *ret)
+{
+	char path[PATH_MAX], name[32];
+	struct stat st;
+
+	if (sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s",
+		       scsi_addr_format(a, name, sizeof(name))) < 0)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	*ret = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* The kernel's copies, for instance @instance. */
+static void from_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, uint64_t instance,
+			struct id_record *r)
 {
 	static const char *const pages[] = { "inquiry", "vpd_pg80", "vpd_pg83" };
 	uint8_t *out[] = { r->inquiry, r->vpd80, r->vpd83 };
 	size_t *lens[] = { &r->inquiry_len, &r->vpd80_len, &r->vpd83_len };
-	char path[PATH_MAX], name[32];
-	struct stat st;
+	char name[32];
 
 	memset(r, 0, sizeof(*r));
+	r->instance = instance;
 	scsi_addr_format(a, name, sizeof(name));
-	if (sysfs_path(ctx, path, sizeof(path), "/sys/bus/scsi/devices/%s", name) < 0)
-		return -ENAMETOOLONG;
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
-	r->instance = (uint64_t)st.st_ino;
 	for (size_t i = 0; i < 3; i++) {
 		int n = sysfs_read_bin(ctx, out[i], ID_RECORD_PAGE_MAX,
 				       "/sys/bus/scsi/devices/%s/%s", name, pages[i]);
@@ -152,7 +163,6 @@ static int from_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, s
 		/* A page too long to keep is left out: not recorded. */
 		*lens[i] = n > 0 && n < ID_RECORD_PAGE_MAX ? (size_t)n : 0;
 	}
-	return 0;
 }
 
 static void save(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const struct id_record *r)
@@ -182,15 +192,16 @@ out:
 
 int id_record_get(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
 {
-	char path[PATH_MAX], *text = malloc(ID_RECORD_TEXT_MAX);
-	struct id_record kernel;
-	int n = -ENOMEM, fd;
+	char path[PATH_MAX], *text;
+	uint64_t instance = 0;
+	int n, fd;
 
+	n = instance_of(ctx, a, &instance);
+	if (n < 0)
+		return n;
+	text = malloc(ID_RECORD_TEXT_MAX);
 	if (!text)
 		return -ENOMEM;
-	n = from_kernel(ctx, a, &kernel);
-	if (n < 0)
-		goto out;
 	fd = record_path(ctx, a, path, sizeof(path)) < 0
 		     ? -1
 		     : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -201,18 +212,15 @@ int id_record_get(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct
 	}
 	if (n > 0) {
 		text[n] = '\0';
-		if (id_record_parse(text, r) == 0 && r->instance == kernel.instance) {
-			n = 0;
+		if (id_record_parse(text, r) == 0 && r->instance == instance)
 			goto out;
-		}
 	}
 	/* None, broken, or an earlier instance's: the kernel's copies now. */
-	*r = kernel;
+	from_kernel(ctx, a, instance, r);
 	save(ctx, a, r);
-	n = 0;
 out:
 	free(text);
-	return n;
+	return 0;
 }
 
 void id_record_forget(const struct sysfs_ctx *ctx, const struct scsi_addr *a)

@@ -192,17 +192,32 @@ int sgio_inquiry(int fd, uint8_t *buf, size_t len, unsigned int timeout, size_t 
 	return run(fd, cdb, sizeof(cdb), buf, len, timeout, ret_got, err);
 }
 
+/* The first allocation length of a VPD page: enough for nearly all. */
+#define VPD_FIRST_LEN 1024
+
 int sgio_inquiry_vpd(int fd, uint8_t page, uint8_t *buf, size_t len, unsigned int timeout,
 		     size_t *ret_got, struct sgio_error *err)
 {
 	uint8_t cdb[6] = { 0x12, 1, page, 0, 0, 0 };
+	size_t ask = len < VPD_FIRST_LEN ? len : VPD_FIRST_LEN, need;
+	int r;
 
 	if (len > 65535)
 		len = 65535;
-	cdb[3] = (uint8_t)(len >> 8);
-	cdb[4] = (uint8_t)len;
-	memset(buf, 0, len);
-	return run(fd, cdb, sizeof(cdb), buf, len, timeout, ret_got, err);
+	/* Most pages are short: the whole length only when the page's own
+	 * says it is longer than the first answer. */
+	for (;;) {
+		cdb[3] = (uint8_t)(ask >> 8);
+		cdb[4] = (uint8_t)ask;
+		memset(buf, 0, ask);
+		r = run(fd, cdb, sizeof(cdb), buf, ask, timeout, ret_got, err);
+		if (r != 0 || *ret_got < 4)
+			return r;
+		need = 4 + ((size_t)buf[2] << 8 | buf[3]);
+		if (need <= ask || ask == len)
+			return r;
+		ask = need < len ? need : len;
+	}
 }
 
 int sgio_report_luns(int fd, unsigned int timeout, uint8_t **ret_buf, size_t *ret_len,

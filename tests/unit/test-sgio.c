@@ -177,6 +177,43 @@ START_TEST(inquiry_failures)
 }
 END_TEST
 
+#define VPD(page, len)                                                                             \
+	.cdb = (const uint8_t[]){ 0x12, 1, (page), (uint8_t)((len) >> 8), (uint8_t)(len), 0 },     \
+	.cdb_len = 6
+
+/* A VPD page is asked for with 1,024 bytes first, and once more with the
+ * length the page's own header gives when that is longer. */
+START_TEST(vpd_page_short_then_whole)
+{
+	static uint8_t small[16] = { 0, 0x83, 0, 12, 0x01, 0x03, 0, 8, 0x60, 0x01 };
+	static uint8_t large[2004] = { 0, 0x83, (2000 >> 8), (2000 & 0xff) };
+	static uint8_t buf[65536];
+	const struct sgio_step one[] = { { VPD(0x83, 1024), .data = small, .data_len = 16 } };
+	const struct sgio_step two[] = {
+		{ VPD(0x83, 1024), .data = large, .data_len = sizeof(large) },
+		{ VPD(0x83, 2004), .data = large, .data_len = sizeof(large) },
+	};
+	const struct sgio_step refused[] = { { VPD(0x80, 1024), .status = SCRIPT_CHECK_CONDITION,
+					       SENSE(0x05, 0x24, 0x00) } };
+	struct sgio_error err;
+	size_t got = 0;
+	int fd;
+
+	fd = sgio_script_begin(one, 1);
+	ck_assert_int_eq(sgio_inquiry_vpd(fd, 0x83, buf, 65535, 20, &got, &err), 0);
+	sgio_script_end();
+	ck_assert_uint_eq(got, 16);
+	fd = sgio_script_begin(two, 2);
+	ck_assert_int_eq(sgio_inquiry_vpd(fd, 0x83, buf, 65535, 20, &got, &err), 0);
+	sgio_script_end();
+	ck_assert_uint_eq(got, 2004);
+	fd = sgio_script_begin(refused, 1);
+	ck_assert_int_eq(sgio_inquiry_vpd(fd, 0x80, buf, 65535, 20, &got, &err),
+			 SG_LIB_CAT_ILLEGAL_REQ);
+	sgio_script_end();
+}
+END_TEST
+
 START_TEST(report_luns_regrow)
 {
 	struct sgio_error err;
@@ -275,6 +312,7 @@ int main(void)
 	tcase_add_test(tc, inquiry_good_short_oversized);
 	tcase_add_test(tc, inquiry_retries);
 	tcase_add_test(tc, inquiry_failures);
+	tcase_add_test(tc, vpd_page_short_then_whole);
 	tcase_add_test(tc, report_luns_regrow);
 	tcase_add_test(tc, report_luns_lies);
 	suite_add_tcase(s, tc);
