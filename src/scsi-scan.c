@@ -483,6 +483,14 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* Whether the process that wrote the settle record still runs. */
 static bool process_alive(pid_t pid)
 {
@@ -493,7 +501,7 @@ static bool process_alive(pid_t pid)
 static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int timeout)
 {
 	const struct timespec step = { .tv_nsec = 100 * 1000000L };
-	uint64_t waited_ms = 0;
+	uint64_t start_ms = monotonic_ms(), waited_ms = 0;
 	enum settle_verdict v;
 
 	for (;;) {
@@ -518,7 +526,7 @@ static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int
 		/* A poll, not inotify: /run/scsi-scan may not exist until the
 		 * daemon starts, and a tenth of a second is soon enough. */
 		nanosleep(&step, NULL);
-		waited_ms += 100;
+		waited_ms = monotonic_ms() - start_ms;
 	}
 	fprintf(stderr, "scsi-scan: wait: not settled after %u s: %s\n", timeout,
 		settle_verdict_text(v));

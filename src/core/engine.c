@@ -403,7 +403,7 @@ static void resize(struct job *j, const struct scsi_addr *a)
 	if (rr.error == -ESTALE)
 		elog(e, LOG_ERR,
 		     "%s: capacity data changed; remapped, another unit answers at it: %s; not "
-		     "rescanned (kept: in use)",
+		     "rescanned (the scan of its target replaces it unless it is in use)",
 		     name, rr.remapped);
 	else if (rr.error)
 		elog(e, LOG_ERR, "%s: capacity data changed; the rescan failed: %s", name,
