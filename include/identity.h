@@ -213,6 +213,15 @@ enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_
 			       char *what, size_t len);
 
 /**
+ * identity_name() - the strongest name an identity has, for people
+ * @id: the identity
+ * @buf: output: its first unique designator ("naa.6001405..."), else its
+ *	serial ("serial 'ABC'"), else its vendor and model, else "-"
+ * @len: size of @buf
+ */
+void identity_name(const struct lun_identity *id, char *buf, size_t len);
+
+/**
  * ghost_verdict_name() - short name of a verdict, for output
  * @v: the verdict
  *

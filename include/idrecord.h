@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "identity.h"
 #include "scsi-addr.h"
 #include "sysroot.h"
 
@@ -72,6 +73,35 @@ int id_record_parse(const char *text, struct id_record *r);
  * Return: 0, or a negative errno (-ENODEV: the LUN is not attached).
  */
 int id_record_get(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r);
+
+/**
+ * id_record_peek() - the record of an attached LUN, if there is a good one;
+ *	nothing is written
+ * @ctx: the path context
+ * @a: the LUN
+ * @r: filled on success
+ *
+ * Return: 0, -ENOENT when there is no record (or a broken one, or another
+ * instance's), or another negative errno.
+ */
+int id_record_peek(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r);
+
+/**
+ * id_record_kernel() - the kernel's copies of a LUN's identity now
+ * @ctx: the path context
+ * @a: the LUN
+ * @r: filled on success
+ *
+ * Return: 0, or a negative errno (-ENODEV: the LUN is not attached).
+ */
+int id_record_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r);
+
+/**
+ * id_record_identity() - a record as an identity to compare
+ * @r: the record
+ * @id: filled (pages that do not decode are left out)
+ */
+void id_record_identity(const struct id_record *r, struct lun_identity *id);
 
 /**
  * id_record_forget() - remove a LUN's record (it was deleted)

@@ -45,6 +45,10 @@ struct device_info {
 	char state[32];
 	struct quirk_match match;
 	struct kflags_check kflags;
+	char id_kernel[IDENTITY_TEXT_LEN + 32];
+	char id_recorded[IDENTITY_TEXT_LEN + 32];
+	bool id_changed;
+	char id_what[IDENTITY_EVIDENCE_LEN];
 };
 
 /**

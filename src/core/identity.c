@@ -393,3 +393,20 @@ enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_
 	snprintf(what, len, "no identity to compare");
 	return REMAP_UNKNOWN;
 }
+
+void identity_name(const struct lun_identity *id, char *buf, size_t len)
+{
+	struct inquiry inq;
+
+	for (size_t i = 0; i < id->ndesignators; i++)
+		if (designator_unique(id->designators[i].type)) {
+			snprintf(buf, len, "%s", id->designators[i].text);
+			return;
+		}
+	if (id->has_serial)
+		snprintf(buf, len, "serial '%s'", id->serial);
+	else if (id->has_inquiry && inquiry_decode(id->inquiry, id->inquiry_len, &inq) == 0)
+		snprintf(buf, len, "'%s' '%s'", inq.vendor, inq.model);
+	else
+		snprintf(buf, len, "-");
+}

@@ -190,36 +190,62 @@ out:
 	free(text);
 }
 
-int id_record_get(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
+/* The record file, parsed, if it is @instance's: 0, or -ENOENT. */
+static int load(const struct sysfs_ctx *ctx, const struct scsi_addr *a, uint64_t instance,
+		struct id_record *r)
 {
-	char path[PATH_MAX], *text;
-	uint64_t instance = 0;
-	int n, fd;
+	char path[PATH_MAX], *text = malloc(ID_RECORD_TEXT_MAX);
+	int n = -1, fd;
 
-	n = instance_of(ctx, a, &instance);
-	if (n < 0)
-		return n;
-	text = malloc(ID_RECORD_TEXT_MAX);
 	if (!text)
 		return -ENOMEM;
 	fd = record_path(ctx, a, path, sizeof(path)) < 0
 		     ? -1
 		     : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	n = -1;
 	if (fd >= 0) {
 		n = (int)read(fd, text, ID_RECORD_TEXT_MAX - 1);
 		close(fd);
 	}
-	if (n > 0) {
+	if (n > 0)
 		text[n] = '\0';
-		if (id_record_parse(text, r) == 0 && r->instance == instance)
-			goto out;
-	}
+	n = n > 0 && id_record_parse(text, r) == 0 && r->instance == instance ? 0 : -ENOENT;
+	free(text);
+	return n;
+}
+
+int id_record_get(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
+{
+	uint64_t instance = 0;
+	int n;
+
+	n = instance_of(ctx, a, &instance);
+	if (n < 0)
+		return n;
+	n = load(ctx, a, instance, r);
+	if (n != -ENOENT)
+		return n;
 	/* None, broken, or an earlier instance's: the kernel's copies now. */
 	from_kernel(ctx, a, instance, r);
 	save(ctx, a, r);
-out:
-	free(text);
+	return 0;
+}
+
+int id_record_peek(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
+{
+	uint64_t instance = 0;
+	int n = instance_of(ctx, a, &instance);
+
+	return n < 0 ? n : load(ctx, a, instance, r);
+}
+
+int id_record_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, struct id_record *r)
+{
+	uint64_t instance = 0;
+	int n = instance_of(ctx, a, &instance);
+
+	if (n < 0)
+		return n;
+	from_kernel(ctx, a, instance, r);
 	return 0;
 }
 
@@ -229,4 +255,15 @@ void id_record_forget(const struct sysfs_ctx *ctx, const struct scsi_addr *a)
 
 	if (record_path(ctx, a, path, sizeof(path)) == 0)
 		unlink(path);
+}
+
+void id_record_identity(const struct id_record *r, struct lun_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (r->inquiry_len)
+		identity_set_inquiry(id, r->inquiry, r->inquiry_len);
+	if (r->vpd80_len)
+		identity_set_vpd80(id, r->vpd80, r->vpd80_len);
+	if (r->vpd83_len)
+		identity_set_vpd83(id, r->vpd83, r->vpd83_len);
 }

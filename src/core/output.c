@@ -11,6 +11,7 @@
 #include "inquiry.h"
 #include "lunmask.h"
 #include "output.h"
+#include "idrecord.h"
 #include "resize.h"
 #include "suggest.h"
 
@@ -143,6 +144,37 @@ static bool match_names_flags(const struct quirk_match *m)
 	return false;
 }
 
+/*
+ * The identity recorded when the LUN was first seen (if a scan has seen it)
+ * against the kernel's copy now: they differ when a rescan refreshed the
+ * copy after another unit was mapped behind the LUN. No command is sent.
+ */
+static int list_identity(const struct sysfs_ctx *sys, const struct scsi_addr *a,
+			 struct device_info *d)
+{
+	struct id_record *rec = malloc(sizeof(*rec));
+	struct lun_identity *kernel = calloc(2, sizeof(*kernel)), *recorded = kernel + 1;
+	int r = -ENOMEM;
+
+	if (!rec || !kernel)
+		goto out;
+	r = 0;
+	if (id_record_kernel(sys, a, rec) < 0)
+		goto out;
+	id_record_identity(rec, kernel);
+	identity_name(kernel, d->id_kernel, sizeof(d->id_kernel));
+	if (id_record_peek(sys, a, rec) < 0)
+		goto out;
+	id_record_identity(rec, recorded);
+	identity_name(recorded, d->id_recorded, sizeof(d->id_recorded));
+	d->id_changed =
+		remap_judge(recorded, kernel, d->id_what, sizeof(d->id_what)) == REMAP_CHANGED;
+out:
+	free(rec);
+	free(kernel);
+	return r;
+}
+
 int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
 		struct device_info **ret, size_t *ret_count)
 {
@@ -195,6 +227,9 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 		kflags_check(d->match.flags, match_names_flags(&d->match), d->type,
 			     has_kernel_flags ? d->kernel_flags : NULL, d->vendor, d->model,
 			     &d->kflags);
+		r = list_identity(sys, &addrs[i], d);
+		if (r < 0)
+			break;
 		count++;
 	}
 	free(addrs);
@@ -430,18 +465,26 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 
 		snprintf(name, sizeof(name), "[%s]", addr_text(&d->addr, hctl, sizeof(hctl)));
 		flags_text(d->match.flags, flags, sizeof(flags));
-		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s%s\n", name,
+		fprintf(f, "%-16s %-8s %-8s %-16s %-4s  %-9s %-6s quirks=%s%s%s%s%s\n", name,
 			d->type >= 0 ? pdt_name(d->type) : "?",
 			output_escape(d->vendor, v, sizeof(v)),
 			output_escape(d->model, m, sizeof(m)), output_escape(d->rev, r, sizeof(r)),
 			d->block[0] ? d->block : "-", d->sg[0] ? d->sg : "-", flags,
 			d->match.attach ? "" : " attach=false",
 			d->match.max_lun >= 0 ? " max_lun" : "",
-			kflags_differ(&d->kflags) ? " kernel-flags-differ" : "");
+			kflags_differ(&d->kflags) ? " kernel-flags-differ" : "",
+			d->id_changed ? " identity-changed" : "");
 		if (kflags_differ(&d->kflags))
 			kflags_text(f, &d->kflags);
+		if (d->id_changed)
+			fprintf(f,
+				"    identity: when first seen %s; the kernel's copy now %s (%s): "
+				"another unit behind the LUN, and the kernel's copy refreshed\n",
+				d->id_recorded, d->id_kernel, d->id_what);
 		if (!verbose)
 			continue;
+		fprintf(f, "    identity: %s%s%s\n", d->id_kernel[0] ? d->id_kernel : "-",
+			d->id_recorded[0] ? "; recorded when first seen: " : "", d->id_recorded);
 		fprintf(f, "    kernel flags: %s; state: %s\n",
 			d->kernel_flags[0] ? d->kernel_flags : "(none)", d->state);
 		for (size_t k = 0; k < d->match.count; k++)
@@ -461,6 +504,22 @@ void output_kflags_text(FILE *f, const struct device_info *list, size_t count)
 			addr_text(&list[i].addr, hctl, sizeof(hctl)));
 		kflags_text(f, &list[i].kflags);
 	}
+}
+
+/* What list knows of a LUN's identity, without a command: the kernel's
+ * copy, and the record of when it was first seen. */
+static json_object *identity_json(const struct device_info *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kernel",
+			       d->id_kernel[0] ? output_json_string(d->id_kernel) : NULL);
+	json_object_object_add(o, "recorded",
+			       d->id_recorded[0] ? output_json_string(d->id_recorded) : NULL);
+	json_object_object_add(o, "changed", json_object_new_boolean(d->id_changed));
+	json_object_object_add(o, "evidence",
+			       d->id_changed ? output_json_string(d->id_what) : NULL);
+	return o;
 }
 
 json_object *output_list_json(const struct device_info *list, size_t count)
@@ -490,6 +549,7 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 		json_object_object_add(o, "state", output_json_string(d->state));
 		json_object_object_add(o, "kernel_flags", output_json_string(d->kernel_flags));
 		json_object_object_add(o, "kernel_flags_check", kflags_json(&d->kflags));
+		json_object_object_add(o, "identity", identity_json(d));
 		json_object_object_add(o, "quirks", quirks_json(&d->match));
 		json_object_array_add(arr, o);
 	}

@@ -271,7 +271,15 @@ static int read_record(struct host_scan *hs, const struct scsi_addr *lun, enum t
 	}
 	if (!hs->has_record || scsi_addr_cmp(&hs->record_addr, lun) != 0) {
 		hs->has_record = false;
-		r = id_record_get(hs->ctx->sys, lun, hs->record);
+		/* A dry run writes no record either: without one, the kernel's
+		 * copies stand in. */
+		if (hs->ctx->opt.dry_run) {
+			r = id_record_peek(hs->ctx->sys, lun, hs->record);
+			if (r == -ENOENT)
+				r = id_record_kernel(hs->ctx->sys, lun, hs->record);
+		} else {
+			r = id_record_get(hs->ctx->sys, lun, hs->record);
+		}
 		if (r < 0)
 			return r;
 		hs->record_addr = *lun;

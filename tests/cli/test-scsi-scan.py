@@ -1000,8 +1000,11 @@ class Remove(ScanTest):
                   "lu 0:0:0:1 version 5 naa 6001405000000002\n")
         t = self.tree(script)
         t.run(rc=0)
-        t.run(rc=0)
         rec = os.path.join(t.root, "run/scsi-scan/identity/0:0:0:1")
+        # a dry run writes no record
+        t.run("-n", rc=0)
+        self.assertFalse(os.path.exists(rec))
+        t.run(rc=0)
         with open(rec) as f:
             text = f.read()
         self.assertRegex(text, r"^instance=\d+\ninquiry=[0-9a-f]+\nvpd80=\nvpd83=[0-9a-f]+\n$")
@@ -1018,12 +1021,24 @@ class Remove(ScanTest):
         p = t.run("-n", rc=0)
         self.assertIn("would-remove", p.stdout)
         self.assertIn("naa.6001405000000002 became naa.6001405000000077", p.stdout)
+        # list sends no command: the record against the kernel's copy
+        p = t.run("list", rc=0)
+        self.assertEqual(p.stdout.count("identity-changed"), 1, p.stdout)
+        self.assertIn("identity: when first seen naa.6001405000000002; the kernel's copy now "
+                      "naa.6001405000000077", p.stdout)
+        doc = {d["hctl"]: d["identity"] for d in json.loads(t.run("list", "--json",
+                                                                   rc=0).stdout)["devices"]}
+        self.assertEqual(doc["0:0:0:1"]["recorded"], "naa.6001405000000002")
+        self.assertEqual(doc["0:0:0:1"]["kernel"], "naa.6001405000000077")
+        self.assertTrue(doc["0:0:0:1"]["changed"])
+        self.assertEqual((doc["0:0:0:0"]["kernel"], doc["0:0:0:0"]["changed"]),
+                         ("naa.6001405000000001", False))
         # a broken record: rebuilt from the kernel's copy (now the new
         # unit's), not trusted, nothing deleted on its account
         with open(rec, "w") as f:
             f.write("instance=1\nvpd83=zz\n")
-        p = t.run("-n", rc=0)
-        self.assertNotIn("would-remove", p.stdout)
+        p = t.json(rc=0)
+        self.assertEqual(self.lun_outcomes(p, "0:0:0")[0][1], "present")
         with open(rec) as f:
             self.assertIn("6001405000000077", f.read())
         # a LUN the scan deletes loses its record
