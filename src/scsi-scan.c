@@ -302,6 +302,16 @@ static void print_lun_failures(const struct scan_report *rep)
 	}
 }
 
+/* Appends the devices of @list, as list --json has them, to @all. */
+static void append_list_json(json_object *all, const struct device_info *list, size_t n)
+{
+	json_object *part = output_list_json(list, n);
+
+	for (size_t k = 0; k < json_object_array_length(part); k++)
+		json_object_array_add(all, json_object_get(json_object_array_get_idx(part, k)));
+	json_object_put(part);
+}
+
 static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
 		    struct selector *sel, int nsel)
 {
@@ -326,16 +336,10 @@ static int cmd_list(const struct options *o, struct sysfs_ctx *sys, struct quirk
 			json_object_put(all);
 			return EXIT_FAILURE;
 		}
-		if (all) {
-			json_object *part = output_list_json(list, n);
-
-			for (size_t k = 0; k < json_object_array_length(part); k++)
-				json_object_array_add(
-					all, json_object_get(json_object_array_get_idx(part, k)));
-			json_object_put(part);
-		} else {
+		if (all)
+			append_list_json(all, list, n);
+		else
 			output_list_text(stdout, list, n, o->verbose);
-		}
 		device_list_free(list, n);
 	}
 	if (all)
@@ -407,16 +411,10 @@ static json_object *explain_devices(struct sysfs_ctx *sys, struct quirk_db *db,
 
 		if (device_list(sys, db, &sel[i], &list, &n) < 0)
 			continue;
-		if (all) {
-			json_object *part = output_list_json(list, n);
-
-			for (size_t k = 0; k < json_object_array_length(part); k++)
-				json_object_array_add(
-					all, json_object_get(json_object_array_get_idx(part, k)));
-			json_object_put(part);
-		} else {
+		if (all)
+			append_list_json(all, list, n);
+		else
 			output_kflags_text(f, list, n);
-		}
 		device_list_free(list, n);
 	}
 	return all;

@@ -686,23 +686,25 @@ static void inquiry_failed(struct target_machine *m, const char *why)
  * copies, which any rescan write refreshes) against the device's answer
  * now. A page is asked of the device only where the record holds it (the
  * kernel asked that device for it already, quirks and all); the strongest
- * evidence both sides have decides (remap_judge()).
+ * evidence both sides have decides (remap_judge()). The evidence, strongest
+ * first: the record's page, and the device's.
  */
-enum remap_state {
-	RC_BEGIN,
-	RC_GOT_KERNEL_VPD83,
-	RC_GOT_DEVICE_VPD83,
-	RC_GOT_KERNEL_VPD80,
-	RC_GOT_DEVICE_VPD80,
-	RC_GOT_KERNEL_INQUIRY,
-	RC_GOT_DEVICE_INQUIRY,
-	RC_JUDGED,
+static const struct remap_level {
+	enum target_attr recorded;
+	uint8_t page; /* 0: the standard INQUIRY data */
+} remap_levels[] = {
+	{ ATTR_RECORDED_VPD83, 0x83 },
+	{ ATTR_RECORDED_VPD80, 0x80 },
+	{ ATTR_RECORDED_INQUIRY, 0 },
 };
+
+#define REMAP_LEVELS (sizeof(remap_levels) / sizeof(remap_levels[0]))
 
 struct remap_check {
 	uint64_t lun;
 	int then;
-	enum remap_state state;
+	size_t level;
+	bool asked_device;
 	enum remap_verdict verdict;
 	struct lun_identity was;
 	struct lun_identity now;
@@ -731,7 +733,6 @@ static int remap_start(struct target_machine *m, uint64_t lun, int then)
 	memset(m->remap, 0, sizeof(*m->remap));
 	m->remap->lun = lun;
 	m->remap->then = then;
-	m->remap->state = RC_BEGIN;
 	/* What the target's INQUIRY through this LUN answered is its answer
 	 * now: not asked twice. */
 	if (lun == m->probe_lun && m->probe_inquiry_len)
@@ -747,83 +748,72 @@ static void vpd(struct target_action *a, uint64_t lun, uint8_t page)
 	a->len = VPD_PAGE_MAX - 4;
 }
 
-/* One step of the check, the state naming what @o answers. Return: 1 with
- * an action in @next, 0 judged. */
+/* Sets one page of @id; 0, or -EINVAL when it does not decode. */
+static int set_page(struct lun_identity *id, uint8_t page, const uint8_t *data, size_t len)
+{
+	if (page == 0x83)
+		return identity_set_vpd83(id, data, len);
+	if (page == 0x80)
+		return identity_set_vpd80(id, data, len);
+	identity_set_inquiry(id, data, len);
+	return 0;
+}
+
+static bool has_page(const struct lun_identity *id, uint8_t page)
+{
+	return page == 0x83   ? id->ndesignators > 0
+	       : page == 0x80 ? id->has_serial
+			      : id->has_inquiry;
+}
+
+/* The record's page of the next level, or judged when none is left. */
+static int next_level(struct remap_check *c, struct target_action *next)
+{
+	if (++c->level == REMAP_LEVELS) {
+		c->verdict = REMAP_UNKNOWN;
+		return 0;
+	}
+	c->asked_device = false;
+	read_attr(next, c->lun, remap_levels[c->level].recorded);
+	return 1;
+}
+
+/* One step of the check (@o answers the last action, NULL at first).
+ * Return: 1 with an action in @next, 0 judged. */
 static int remap_next(struct remap_check *c, const struct target_obs *o, struct target_action *next)
 {
-	switch (c->state) {
-	case RC_BEGIN:
-		c->state = RC_GOT_KERNEL_VPD83;
-		read_attr(next, c->lun, ATTR_RECORDED_VPD83);
+	const struct remap_level *l = &remap_levels[c->level];
+
+	if (!o) {
+		read_attr(next, c->lun, l->recorded);
 		return 1;
-	case RC_GOT_KERNEL_VPD83:
-		if (o->result > 0 && identity_set_vpd83(&c->was, o->data, o->len) == 0) {
-			c->state = RC_GOT_DEVICE_VPD83;
-			vpd(next, c->lun, 0x83);
-			return 1;
-		}
-		c->state = RC_GOT_KERNEL_VPD80;
-		read_attr(next, c->lun, ATTR_RECORDED_VPD80);
-		return 1;
-	case RC_GOT_DEVICE_VPD83:
-		if (o->result == 0)
-			identity_set_vpd83(&c->now, o->data, o->len);
-		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
-		if (c->verdict != REMAP_UNKNOWN || !c->now.ndesignators) {
-			/* Decided, or the device did not answer the page its
-			 * kernel copy says it has: no more commands to it. */
-			c->state = RC_JUDGED;
-			return 0;
-		}
-		c->state = RC_GOT_KERNEL_VPD80;
-		read_attr(next, c->lun, ATTR_RECORDED_VPD80);
-		return 1;
-	case RC_GOT_KERNEL_VPD80:
-		if (o->result > 0 && identity_set_vpd80(&c->was, o->data, o->len) == 0) {
-			c->state = RC_GOT_DEVICE_VPD80;
-			vpd(next, c->lun, 0x80);
-			return 1;
-		}
-		c->state = RC_GOT_KERNEL_INQUIRY;
-		read_attr(next, c->lun, ATTR_RECORDED_INQUIRY);
-		return 1;
-	case RC_GOT_DEVICE_VPD80:
-		if (o->result == 0)
-			identity_set_vpd80(&c->now, o->data, o->len);
-		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
-		if (c->verdict != REMAP_UNKNOWN || !c->now.has_serial) {
-			c->state = RC_JUDGED;
-			return 0;
-		}
-		c->state = RC_GOT_KERNEL_INQUIRY;
-		read_attr(next, c->lun, ATTR_RECORDED_INQUIRY);
-		return 1;
-	case RC_GOT_KERNEL_INQUIRY:
-		if (o->result <= 0) {
-			c->verdict = REMAP_UNKNOWN;
-			c->state = RC_JUDGED;
-			return 0;
-		}
-		identity_set_inquiry(&c->was, o->data, o->len);
-		if (c->now.has_inquiry) {
-			c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
-			c->state = RC_JUDGED;
-			return 0;
-		}
-		c->state = RC_GOT_DEVICE_INQUIRY;
-		act(next, TARGET_INQUIRY, c->lun);
-		next->len = INQUIRY_MIN_LEN;
-		return 1;
-	case RC_GOT_DEVICE_INQUIRY:
-		if (o->result == 0)
-			identity_set_inquiry(&c->now, o->data, o->len);
-		c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
-		c->state = RC_JUDGED;
-		return 0;
-	case RC_JUDGED:
-		break;
 	}
-	return 0;
+	if (!c->asked_device) {
+		/* No record of this page: the next, weaker, evidence. */
+		if (o->result <= 0 || set_page(&c->was, l->page, o->data, o->len) < 0)
+			return next_level(c, next);
+		/* The target's INQUIRY through this LUN is its answer now. */
+		if (!l->page && c->now.has_inquiry) {
+			c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+			return 0;
+		}
+		c->asked_device = true;
+		if (l->page) {
+			vpd(next, c->lun, l->page);
+		} else {
+			act(next, TARGET_INQUIRY, c->lun);
+			next->len = INQUIRY_MIN_LEN;
+		}
+		return 1;
+	}
+	if (o->result == 0)
+		set_page(&c->now, l->page, o->data, o->len);
+	c->verdict = remap_judge(&c->was, &c->now, c->what, sizeof(c->what));
+	/* Decided, or the device did not answer a page the record says it
+	 * has: no more commands to it. */
+	if (c->verdict != REMAP_UNKNOWN || !has_page(&c->now, l->page))
+		return 0;
+	return next_level(c, next);
 }
 
 /* ---- the ghost watch --------------------------------------------------- */
