@@ -922,8 +922,10 @@ unsigned int engine_stop(struct engine *e, unsigned int wait_ms)
 		if (now >= end)
 			break;
 		if (poll(&p, 1, (int)(end - now)) > 0 &&
-		    read(e->done_pipe[0], &done, sizeof(done)) == sizeof(done))
+		    read(e->done_pipe[0], &done, sizeof(done)) == sizeof(done)) {
+			free(done.attached);
 			e->running--;
+		}
 	}
 	return e->running;
 }
