@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,7 @@ static void save(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const s
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX];
 	char *text = malloc(ID_RECORD_TEXT_MAX);
+	bool ok;
 	int fd, n;
 
 	if (!text || record_path(ctx, a, path, sizeof(path)) < 0 ||
@@ -180,11 +182,15 @@ static void save(const struct sysfs_ctx *ctx, const struct scsi_addr *a, const s
 	sysfs_path(ctx, tmp, sizeof(tmp), "/run/scsi-scan");
 	mkdir(tmp, 0755);
 	mkdir(dir, 0755);
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	/* One name per writer: scsi-scan's --resize takes no host lock. */
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		goto out;
-	if (write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
+	ok = write(fd, text, (size_t)n) == n;
+	if (close(fd) < 0)
+		ok = false;
+	if (!ok || rename(tmp, path) < 0)
 		unlink(tmp);
 out:
 	free(text);

@@ -712,6 +712,27 @@ static bool dry_run_looks(const struct scan_ctx *ctx, const struct selector *sel
 	       sel->id != SCAN_WILDCARD;
 }
 
+/* Whether a dry run's look may write to @host: its one named target has
+ * nothing attached. Only then is the host lock taken, so that explain of
+ * an attached target does not wait for, or fail on, a running scan. */
+static bool look_may_write(const struct scan_ctx *ctx, unsigned int host,
+			   const struct selector *sel)
+{
+	struct scsi_addr *addrs = NULL;
+	bool attached = false;
+	size_t n = 0;
+
+	if (!dry_run_looks(ctx, sel))
+		return false;
+	if (sysfs_devices(ctx->sys, (int)host, &addrs, &n) < 0)
+		return true;
+	for (size_t i = 0; i < n && !attached; i++)
+		attached = addrs[i].channel == (unsigned int)sel->channel &&
+			   addrs[i].id == (unsigned int)sel->id;
+	free(addrs);
+	return !attached;
+}
+
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
@@ -899,7 +920,7 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 				 ctx->opt.time_limit);
 			continue;
 		}
-		if (!ctx->opt.dry_run || dry_run_looks(ctx, sel)) {
+		if (!ctx->opt.dry_run || look_may_write(ctx, hosts[i], sel)) {
 			r = take_host_lock(ctx, hosts[i], &lock);
 			if (r < 0) {
 				h->failed = true;

@@ -313,6 +313,19 @@ class Failures(ScanTest):
         self.assertIn("another scan of this host is running", p.stdout)
         self.assertEqual(t.devices(), [])
 
+    def test_lock_and_the_look(self):
+        """explain of an attached target writes nothing and needs no host
+        lock; of a target with nothing attached (a look), it does."""
+        t = self.tree("host 0 max_id 2 max_lun 8\nlu 0:0:0:0 version 5\nlu 0:0:1:0 version 5\n")
+        t.run("0:0:0", rc=0)
+        with open(os.path.join(t.root, "run/scsi-scan/lock/host0"), "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            p = t.run("explain", "0:0:0", rc=0)
+            self.assertIn("LUN 0", p.stdout)
+            p = t.run("explain", "0:0:1", rc=1)
+        self.assertIn("another scan of this host is running", p.stdout)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+
     def test_usage(self):
         t = self.tree("host 0\n")
         t.run("0:x", rc=2)
