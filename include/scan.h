@@ -142,4 +142,12 @@ struct scan_ctx {
  */
 int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep);
 
+/**
+ * scan_now_ms() - the monotonic clock in milliseconds, the one the scan's
+ *	bounds (struct scan_options, @deadline_ms) are measured on
+ *
+ * Return: milliseconds since an arbitrary start.
+ */
+uint64_t scan_now_ms(void);
+
 #endif

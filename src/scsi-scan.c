@@ -481,14 +481,6 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	return failures || missing || r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Whether the process that wrote the settle record still runs. */
 static bool process_alive(pid_t pid)
 {
@@ -499,7 +491,7 @@ static bool process_alive(pid_t pid)
 static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int timeout)
 {
 	const struct timespec step = { .tv_nsec = 100 * 1000000L };
-	uint64_t start_ms = monotonic_ms(), waited_ms = 0;
+	uint64_t start_ms = scan_now_ms(), waited_ms = 0;
 	enum settle_verdict v;
 
 	for (;;) {
@@ -524,7 +516,7 @@ static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int
 		/* A poll, not inotify: /run/scsi-scan may not exist until the
 		 * daemon starts, and a tenth of a second is soon enough. */
 		nanosleep(&step, NULL);
-		waited_ms = monotonic_ms() - start_ms;
+		waited_ms = scan_now_ms() - start_ms;
 	}
 	fprintf(stderr, "scsi-scan: wait: not settled after %u s: %s\n", timeout,
 		settle_verdict_text(v));
@@ -782,13 +774,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_FAILURE;
-	if (o.scan.time_limit) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		o.scan.deadline_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 +
-				     (uint64_t)o.scan.time_limit * 1000;
-	}
+	if (o.scan.time_limit)
+		o.scan.deadline_ms = scan_now_ms() + (uint64_t)o.scan.time_limit * 1000;
 	if (o.sysroot && !is_dir(o.sysroot)) {
 		fprintf(stderr, "scsi-scan: --sysroot %s: %s\n", o.sysroot, strerror(errno));
 		goto out;

@@ -95,14 +95,6 @@ static void elog(struct engine *e, int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 struct engine *engine_new(struct sysfs_ctx *sys, const struct engine_options *opt)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -533,7 +525,7 @@ static void *worker(void *arg)
 	struct engine *e = j->e;
 	struct scan_report rep = { 0 };
 	struct job_done done = { .host = j->host };
-	uint64_t t0 = monotonic_ms();
+	uint64_t t0 = scan_now_ms();
 	size_t attached = 0;
 	int r = 0;
 
@@ -559,7 +551,7 @@ static void *worker(void *arg)
 		elog(e, LOG_INFO,
 		     "host%u: scanned%s in %" PRIu64 " ms: %zu LUN(s) attached, %zu "
 		     "failure(s)",
-		     j->host, j->work.full ? "" : " (targets)", monotonic_ms() - t0, attached,
+		     j->host, j->work.full ? "" : " (targets)", scan_now_ms() - t0, attached,
 		     scan_report_failures(&rep));
 	scan_report_free(&rep);
 	for (size_t i = 0; i < j->work.nluns; i++) {
@@ -634,7 +626,7 @@ static void start(struct engine *e, struct host_state *h)
 		free(j);
 		h->running = false;
 		e->running--;
-		h->retry_at = monotonic_ms() + e->opt.retry_ms;
+		h->retry_at = scan_now_ms() + e->opt.retry_ms;
 		arm_timer(e);
 		return;
 	}
@@ -665,7 +657,7 @@ static void retry_later(struct engine *e, struct host_state *h, bool retry)
 		return;
 	}
 	h->retries++;
-	h->retry_at = monotonic_ms() + e->opt.retry_ms;
+	h->retry_at = scan_now_ms() + e->opt.retry_ms;
 	h->retry_scan = true;
 	elog(e, LOG_INFO,
 	     "host%u: a target its transport lists is not reachable yet; scanning "
@@ -870,7 +862,7 @@ void engine_dispatch(struct engine *e)
 		}
 	}
 	if (read(e->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
-		uint64_t now = monotonic_ms();
+		uint64_t now = scan_now_ms();
 
 		for (struct host_state *h = e->hosts; h; h = h->next) {
 			if (!h->retry_at || h->retry_at > now)
@@ -914,9 +906,9 @@ void engine_stats(const struct engine *e, struct engine_stats *ret)
 unsigned int engine_stop(struct engine *e, unsigned int wait_ms)
 {
 	atomic_store(&e->stopping, true);
-	for (uint64_t end = monotonic_ms() + wait_ms; e->running > 0;) {
+	for (uint64_t end = scan_now_ms() + wait_ms; e->running > 0;) {
 		struct pollfd p = { .fd = e->done_pipe[0], .events = POLLIN };
-		uint64_t now = monotonic_ms();
+		uint64_t now = scan_now_ms();
 		struct job_done done;
 
 		if (now >= end)

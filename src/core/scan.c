@@ -85,7 +85,7 @@ static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t now_ms(void)
+uint64_t scan_now_ms(void)
 {
 	struct timespec ts;
 
@@ -102,7 +102,7 @@ static uint64_t now_ms(void)
 static int scan_bound(struct host_scan *hs)
 {
 	const struct scan_options *o = &hs->ctx->opt;
-	uint64_t now = now_ms();
+	uint64_t now = scan_now_ms();
 
 	if (hs->ctx->cancel && atomic_load(hs->ctx->cancel)) {
 		snprintf(hs->stop_reason, sizeof(hs->stop_reason),
@@ -145,7 +145,7 @@ static int scan_bound(struct host_scan *hs)
 static long long ms_left(const struct host_scan *hs)
 {
 	const struct scan_options *o = &hs->ctx->opt;
-	uint64_t now = now_ms(), end = UINT64_MAX;
+	uint64_t now = scan_now_ms(), end = UINT64_MAX;
 
 	if (o->time_limit && o->deadline_ms < end)
 		end = o->deadline_ms;
@@ -322,9 +322,9 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	lun.lun = a->lun;
 	switch (a->kind) {
 	case TARGET_ATTACH:
-		start = now_ms();
+		start = scan_now_ms();
 		o->result = host_scan_write(hs, t->channel, t->id, a->lun);
-		o->ms = now_ms() - start;
+		o->ms = scan_now_ms() - start;
 		if (o->result == 0)
 			o->attached = sysfs_device_exists(ctx->sys, &lun);
 		break;
@@ -586,7 +586,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	size_t nd;
 
 	*ret_error = 0;
-	hs->target_start_ms = now_ms();
+	hs->target_start_ms = scan_now_ms();
 	hs->target_writes = 0;
 	naddrs = addresses(hs, da->channel, da->id, &addrs, &iqns);
 	if (naddrs < 0 || before_of(hs, da->channel, da->id, &before, &nbefore) < 0) {
@@ -753,7 +753,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	char proc_name[64];
 	int r;
 
-	hs.start_ms = hs.target_start_ms = now_ms();
+	hs.start_ms = hs.target_start_ms = scan_now_ms();
 	hs.buf = malloc(VPD_PAGE_MAX);
 	if (!hs.buf)
 		return -ENOMEM;
@@ -858,7 +858,7 @@ static int take_host_lock(const struct scan_ctx *ctx, unsigned int host, int *re
 		return host_lock(ctx->sys, host, ctx->opt.lock_wait, ret_fd);
 	for (;;) {
 		r = host_lock(ctx->sys, host, false, ret_fd);
-		if (r != -EWOULDBLOCK || now_ms() >= ctx->opt.deadline_ms)
+		if (r != -EWOULDBLOCK || scan_now_ms() >= ctx->opt.deadline_ms)
 			return r;
 		if (ctx->cancel && atomic_load(ctx->cancel))
 			return r;
@@ -913,7 +913,7 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 		h = &rep->hosts[rep->nhosts++];
 		memset(h, 0, sizeof(*h));
 		h->host = hosts[i];
-		if (ctx->opt.time_limit && now_ms() >= ctx->opt.deadline_ms) {
+		if (ctx->opt.time_limit && scan_now_ms() >= ctx->opt.deadline_ms) {
 			h->failed = true;
 			snprintf(h->error, sizeof(h->error),
 				 "not scanned: the run reached its time limit of %u s",
