@@ -1181,15 +1181,16 @@ static int probe_kernel_lun(struct target_machine *m, ssize_t k)
 	return 0;
 }
 
-/* A LUN attached before, left as it is. */
-static int present(struct target_machine *m, uint64_t lun)
+/* A LUN attached before, left as it is; the machine goes on at @then (a
+ * probe of the plan, P_NEXT, with the ghost watch). */
+static int present(struct target_machine *m, uint64_t lun, int then)
 {
 	if (line(m, lun, LUN_PRESENT, SC_ALREADY_ATTACHED, "already attached; left alone") < 0)
 		return -ENOMEM;
-	if (watched(m, LUN_PRESENT))
+	if (then == P_NEXT && watched(m, LUN_PRESENT))
 		watch_start(m);
 	else
-		m->phase = P_NEXT;
+		m->phase = then;
 	return 0;
 }
 
@@ -1200,15 +1201,8 @@ static int remap_judged(struct target_machine *m)
 	struct remap_check *c = m->remap;
 	char reason[PLAN_REASON_LEN];
 
-	if (c->verdict != REMAP_CHANGED && c->then == P_NEXT)
-		return present(m, c->lun);
-	if (c->verdict != REMAP_CHANGED) {
-		m->phase = c->then;
-		return line(m, c->lun, LUN_PRESENT, SC_ALREADY_ATTACHED,
-			    "already attached; left alone") < 0
-			       ? -ENOMEM
-			       : 0;
-	}
+	if (c->verdict != REMAP_CHANGED)
+		return present(m, c->lun, c->then);
 	snprintf(reason, sizeof(reason), "remapped, another unit answers at it: %s", c->what);
 	if (m->in.dry_run) {
 		m->phase = c->then;
@@ -1247,7 +1241,7 @@ static int probe(struct target_machine *m, struct target_action *next)
 		/* Attached before this scan: still the unit the kernel has? */
 		if (checks_identity(m, a->lun))
 			return remap_start(m, a->lun, P_NEXT);
-		return present(m, a->lun);
+		return present(m, a->lun, P_NEXT);
 	}
 	if (m->in.dry_run) {
 		/* Unknown until probed: a sequential plan goes on as if it were
