@@ -215,7 +215,9 @@ echo "@@DH daemon host=$h4 [$(dh $h4)] logged=$(grep -c 'device handler alua' /t
 w0=$(wwid_of $h4:0:0:3)
 remap $T4 3 $(backstore_rd d3b)
 sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
-i=0; while [ $i -lt 100 ] && [ "$(wwid_of $h4:0:0:3)" = "$w0" ]; do sleep 0.1; i=$((i + 1)); done
+# Deleted and attached again: between the two the LUN has no wwid at all.
+i=0; while [ $i -lt 100 ] && { w=$(wwid_of $h4:0:0:3); [ -z "$w" ] || [ "$w" = "$w0" ]; }; do
+	sleep 0.1; i=$((i + 1)); done
 echo "@@RM daemon before=$w0 after=$(wwid_of $h4:0:0:3) ms=$((i * 100)) luns=[$(luns_of_host $h4)]"
 grep "$h4:0:0:3" /tmp/scand.log | grep -i remapped | tail -2 | sed 's/^/@@RMD /'
 # Others attach behind the policy. A lunmask for t4 that refuses LUN 6 (the

@@ -626,11 +626,12 @@ class Checks:
         self.start = time.monotonic()
 
     def check(self, name, ok, text, width=22):
-        print(f"{'ok' if ok else 'FAIL':4} {self.series:5} {name:{width}} {text}", flush=True)
+        line = f"{'ok' if ok else 'FAIL':4} {self.series:5} {name:{width}} {text}"
+        print(line, flush=True)
         if ok:
             self.passed += 1
         else:
-            self.failed.append(name)
+            self.failed.append(line)
 
     def finish(self, out, tail=60):
         stuck = re.findall(r"^@@UNLOAD-FAILED (\S+)", out, re.M)
@@ -639,6 +640,8 @@ class Checks:
                        "within 10 s: the scenarios after it ran on a stale module")
         if self.failed:
             print("\n".join(ln[:400] for ln in out.splitlines()[-tail:]))
+            # Again at the end, where a runner that keeps only the last lines still shows them.
+            print("\n".join(self.failed))
         print(f"{self.series}: {self.suite} {self.passed} passed, {len(self.failed)} failed, "
               f"in {time.monotonic() - self.start:.0f} s")
         return 1 if self.failed else 0
