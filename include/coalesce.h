@@ -23,11 +23,14 @@
  * @id: its id
  * @remove: its LUN inventory changed: LUNs it no longer reports may go
  *	(with the daemon's --remove); only this target's
+ * @recover: its path came back (SCSI_EVENT_PATH_BACK): its offline LUNs
+ *	are set running and the others read again, before its scan
  */
 struct work_target {
 	int channel;
 	int id;
 	bool remove;
+	bool recover;
 };
 
 /**
@@ -46,7 +49,8 @@ struct work_lun {
  * struct host_work - what one host has waiting, or what one job does
  * @full: scan every target of the host
  * @targets: targets to scan (with @full: only those whose LUN inventory
- *	changed, for their @remove)
+ *	changed, for their @remove, or whose path came back, for their
+ *	@recover)
  * @ntargets: how many
  * @luns: LUN events
  * @nluns: how many

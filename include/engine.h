@@ -156,6 +156,25 @@ bool engine_wants_lun_adds(struct engine *e);
 int engine_poll_empty(struct engine *e);
 
 /**
+ * engine_watch_paths() - look at the sessions and remote ports of every
+ *	host, and bring back the targets whose path came back
+ * @e: the engine
+ *
+ * No uevent says that an iSCSI session logged in again or that a blocked FC
+ * remote port is online again. Each call compares what each host's
+ * transport can reach with the last call: a target that was listed but not
+ * reachable then and is reachable now gets SCSI_EVENT_PATH_BACK (its
+ * offline LUNs set running, the others read again, then its scan). A
+ * target seen unreachable for the first time is logged. The first call
+ * only records. Hosts without a transport class, and hosts not added yet,
+ * are left out.
+ *
+ * Return: how many targets came back, or a negative errno (the hosts
+ * cannot be listed).
+ */
+int engine_watch_paths(struct engine *e);
+
+/**
  * engine_pollfds() - the descriptors the main loop polls for the engine
  * @e: the engine
  * @p: two entries to fill (a worker's end, the retry timer)

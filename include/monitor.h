@@ -26,6 +26,9 @@
  * @SCSI_EVENT_LUN_ADDED: a LUN was attached (by anyone: iscsid, a
  *	"- - -" rescan, hotplug, the daemon itself): hold its target to the
  *	lunmask policy
+ * @SCSI_EVENT_PATH_BACK: not a uevent: the daemon's watch saw a target's
+ *	session or remote port reachable again after it was not: bring its
+ *	LUNs back and scan it
  */
 enum scsi_event_kind {
 	SCSI_EVENT_NONE,
@@ -36,6 +39,7 @@ enum scsi_event_kind {
 	SCSI_EVENT_INQUIRY_CHANGED,
 	SCSI_EVENT_CAPACITY_CHANGED,
 	SCSI_EVENT_LUN_ADDED,
+	SCSI_EVENT_PATH_BACK,
 };
 
 /**

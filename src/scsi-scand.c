@@ -39,6 +39,9 @@
  * host is scanned again this often, this many times. */
 #define RETRY_MS 1000
 #define RETRY_MAX 30
+/* Sessions and remote ports are looked at this often (a few sysfs reads
+ * per target): a path back waits this long at most for its LUNs. */
+#define WATCH_PATHS_S 5
 
 enum { LOG_TO_STDERR, LOG_TO_JOURNAL, LOG_TO_SYSLOG };
 
@@ -196,6 +199,10 @@ static void usage(FILE *f)
 	      "                         sessions, FC remote ports, SAS end devices) of which\n"
 	      "                         nothing is attached: the first LUN mapped to one\n"
 	      "                         sends no event; 0 (the default) never\n"
+	      "      --watch-paths SECS every SECS (default 5), look at the state of iSCSI\n"
+	      "                         sessions and FC remote ports: a target whose path\n"
+	      "                         comes back has its offline LUNs set running, the\n"
+	      "                         others read again, and is scanned; 0 never\n"
 	      "      --quirks-dir DIR   quirk directory instead of the search path (repeatable)\n"
 	      "      --sysroot DIR      root of every /sys, /dev, /proc and /run path (tests;\n"
 	      "                         --sysfs is the old name)\n"
@@ -220,6 +227,7 @@ struct cmdline {
 	bool monitor;
 	size_t event_buffer;
 	unsigned int poll_empty;
+	unsigned int watch_paths;
 	bool once;
 	bool verbose;
 };
@@ -239,6 +247,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		OPT_ONCE,
 		OPT_EVENT_BUFFER,
 		OPT_POLL_EMPTY,
+		OPT_WATCH_PATHS,
 		OPT_VERSION
 	};
 	static const struct option longopts[] = {
@@ -255,6 +264,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "event-buffer", required_argument, NULL, OPT_EVENT_BUFFER },
 		{ "poll-empty", required_argument, NULL, OPT_POLL_EMPTY },
+		{ "watch-paths", required_argument, NULL, OPT_WATCH_PATHS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -313,17 +323,20 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			c->event_buffer = (size_t)v;
 			break;
 		}
-		case OPT_POLL_EMPTY: {
+		case OPT_POLL_EMPTY:
+		case OPT_WATCH_PATHS: {
+			const char *name = opt == OPT_POLL_EMPTY ? "poll-empty" : "watch-paths";
 			unsigned long v;
 			char *end;
 
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || errno || v > 86400) {
-				fputs("scsi-scand: --poll-empty takes 0-86400 seconds\n", stderr);
+				fprintf(stderr, "scsi-scand: --%s takes 0-86400 seconds\n", name);
 				return EXIT_USAGE;
 			}
-			c->poll_empty = (unsigned int)v;
+			*(opt == OPT_POLL_EMPTY ? &c->poll_empty : &c->watch_paths) =
+				(unsigned int)v;
 			break;
 		}
 		case OPT_QUIRKS_DIR:
@@ -364,13 +377,28 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 	return -1;
 }
 
+/* A timer that fires every @seconds, or -1 with errno set; 0 seconds (or a
+ * run that ends after its coldplug) needs none: -2. */
+static int every(unsigned int seconds, bool once)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = seconds },
+				  .it_interval = { .tv_sec = seconds } };
+	int fd;
+
+	if (!seconds || once)
+		return -2;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd >= 0)
+		timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
+
 /* The main loop: signals, the quirk directories, udev, the engine. */
-static int run(struct daemon *d, struct monitor *mon, bool once, unsigned int poll_empty)
+static int run(struct daemon *d, struct monitor *mon, const struct cmdline *c)
 {
 	struct itimerspec quiet = { .it_value = { .tv_nsec = RELOAD_QUIET_MS * 1000000L } };
-	struct itimerspec every = { .it_value = { .tv_sec = poll_empty },
-				    .it_interval = { .tv_sec = poll_empty } };
-	int sfd, ifd, tfd, pfd = -1, r, ret = EXIT_FAILURE;
+	bool once = c->once;
+	int sfd, ifd, tfd, pfd, wfd, r, ret = EXIT_FAILURE;
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -382,17 +410,17 @@ static int run(struct daemon *d, struct monitor *mon, bool once, unsigned int po
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ifd = watch_dirs(d);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (poll_empty && !once) {
-		pfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (pfd >= 0)
-			timerfd_settime(pfd, 0, &every, NULL);
-	}
-	if (sfd < 0 || ifd < 0 || tfd < 0 || (poll_empty && !once && pfd < 0)) {
+	pfd = every(c->poll_empty, once);
+	wfd = every(c->watch_paths, once);
+	if (sfd < 0 || ifd < 0 || tfd < 0 || pfd == -1 || wfd == -1) {
 		say(d, LOG_ERR, "cannot set up signals, inotify or timers: %s", strerror(errno));
 		goto out;
 	}
 	record_phase(d, SETTLE_PHASE_COLDPLUG);
 	engine_coldplug(d->engine);
+	/* The first look only records what cannot be reached now. */
+	if (wfd >= 0)
+		engine_watch_paths(d->engine);
 	/*
 	 * Ready once listening, with the coldplug running: the initramfs
 	 * already attached the root disk, and systemd waits for the device
@@ -403,14 +431,15 @@ static int run(struct daemon *d, struct monitor *mon, bool once, unsigned int po
 	notify(d, "READY=1");
 	status(d);
 	for (;;) {
-		struct pollfd p[7] = {
+		struct pollfd p[8] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = ifd, .events = POLLIN },
 			{ .fd = tfd, .events = POLLIN },
 			{ .fd = mon ? monitor_fd(mon) : -1, .events = POLLIN },
 			{ .fd = pfd, .events = POLLIN },
+			{ .fd = wfd, .events = POLLIN },
 		};
-		size_t n = 5 + engine_pollfds(d->engine, p + 5);
+		size_t n = 6 + engine_pollfds(d->engine, p + 6);
 
 		if (!d->coldplug_done && engine_idle(d->engine)) {
 			d->coldplug_done = true;
@@ -488,7 +517,17 @@ static int run(struct daemon *d, struct monitor *mon, bool once, unsigned int po
 					say(d, LOG_DEBUG, "poll: %d empty target(s) scanned", r);
 			}
 		}
-		if ((p[5].revents | p[6].revents) & POLLIN) {
+		if (p[5].revents & POLLIN) {
+			uint64_t ticks;
+
+			if (read(wfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+				r = engine_watch_paths(d->engine);
+				if (r < 0)
+					say(d, LOG_WARNING, "watch: cannot list hosts: %s",
+					    strerror(-r));
+			}
+		}
+		if ((p[6].revents | p[7].revents) & POLLIN) {
 			engine_dispatch(d->engine);
 			status(d);
 		}
@@ -502,6 +541,8 @@ out:
 		close(tfd);
 	if (pfd >= 0)
 		close(pfd);
+	if (wfd >= 0)
+		close(wfd);
 	return ret;
 }
 
@@ -512,6 +553,7 @@ int main(int argc, char **argv)
 				     .retry_ms = RETRY_MS,
 				     .retry_max = RETRY_MAX },
 			     .monitor = true,
+			     .watch_paths = WATCH_PATHS_S,
 			     .event_buffer = 8 << 20 };
 	struct daemon d = { .log_level = LOG_INFO, .log_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sysfs_ctx *sys = NULL;
@@ -601,7 +643,7 @@ int main(int argc, char **argv)
 		say(&d, LOG_INFO,
 		    "poll: the targets transports list with nothing attached, every %u s",
 		    c.poll_empty);
-	ret = run(&d, mon, c.once, c.poll_empty);
+	ret = run(&d, mon, &c);
 	/* Scans stop at their next step; a scan write in the kernel cannot be
 	 * interrupted, so wait for it, but not past the stop bound. */
 	if (engine_stop(d.engine, STOP_WAIT_MS)) {

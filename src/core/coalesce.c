@@ -26,6 +26,9 @@
  *   daemon attached itself can be taken out again when its scan reports
  *   them (host_work_forget_attached()); what is left scans its target.
  *   Past WORK_LUNS_MAX, the target is scanned without that filter.
+ * - a target's path back (the daemon's watch: a session logged in again, a
+ *   remote port online again): that target is scanned, and its LUNs are
+ *   brought back first; a host add merged after it keeps that.
  * - host remove: everything waiting for the host goes.
  */
 #include <string.h>
@@ -40,22 +43,24 @@ static struct work_target *find_target(struct host_work *w, int channel, int id)
 	return NULL;
 }
 
-/* A whole-host scan covers every target: only those that may lose LUNs
- * stay listed, for their removal. */
+/* A whole-host scan covers every target: only those that may lose LUNs or
+ * whose path came back stay listed, for their removal or recovery. */
 static void widen(struct host_work *w)
 {
 	size_t n = 0;
 
 	w->full = true;
 	for (size_t i = 0; i < w->ntargets; i++)
-		if (w->targets[i].remove)
+		if (w->targets[i].remove || w->targets[i].recover)
 			w->targets[n++] = w->targets[i];
 	w->ntargets = n;
 }
 
-static enum merge_result add_target(struct host_work *w, int channel, int id, bool remove)
+static enum merge_result add_target(struct host_work *w, int channel, int id, bool remove,
+				    bool recover)
 {
 	struct work_target *t;
+	bool extra = remove || recover;
 
 	if (channel < 0 || id < 0) {
 		bool was = w->full;
@@ -65,20 +70,21 @@ static enum merge_result add_target(struct host_work *w, int channel, int id, bo
 	}
 	t = find_target(w, channel, id);
 	if (t) {
-		if (remove && !t->remove) {
-			t->remove = true;
+		if ((remove && !t->remove) || (recover && !t->recover)) {
+			t->remove |= remove;
+			t->recover |= recover;
 			return MERGE_QUEUED;
 		}
 		return MERGE_COALESCED;
 	}
-	if (w->full && !remove)
+	if (w->full && !extra)
 		return MERGE_COALESCED;
 	if (w->ntargets == WORK_TARGETS_MAX) {
 		widen(w);
-		if (!remove || w->ntargets == WORK_TARGETS_MAX)
+		if (!extra || w->ntargets == WORK_TARGETS_MAX)
 			return MERGE_WIDENED;
 	}
-	w->targets[w->ntargets++] = (struct work_target){ channel, id, remove };
+	w->targets[w->ntargets++] = (struct work_target){ channel, id, remove, recover };
 	return MERGE_QUEUED;
 }
 
@@ -110,15 +116,17 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 		memset(w, 0, sizeof(*w));
 		return MERGE_CANCELLED;
 	case SCSI_EVENT_TARGET_ADD:
-		return add_target(w, ev->channel, ev->id, false);
+		return add_target(w, ev->channel, ev->id, false, false);
 	case SCSI_EVENT_LUNS_CHANGED:
-		return add_target(w, ev->channel, ev->id, true);
+		return add_target(w, ev->channel, ev->id, true, false);
+	case SCSI_EVENT_PATH_BACK:
+		return add_target(w, ev->channel, ev->id, false, true);
 	case SCSI_EVENT_INQUIRY_CHANGED:
 	case SCSI_EVENT_CAPACITY_CHANGED: {
 		/* Another unit may answer at the LUN now (a remapped LUN often
 		 * tells this way): its target's scan, with the remap check,
 		 * runs before the LUN's own work. */
-		enum merge_result t = add_target(w, ev->channel, ev->id, false);
+		enum merge_result t = add_target(w, ev->channel, ev->id, false, false);
 		enum merge_result l = add_lun(w, ev);
 
 		if (l == MERGE_DROPPED || t == MERGE_WIDENED)
@@ -131,7 +139,7 @@ enum merge_result host_work_merge(struct host_work *w, const struct scsi_event *
 		if (w->full || find_target(w, ev->channel, ev->id))
 			return MERGE_COALESCED;
 		l = add_lun(w, ev);
-		return l == MERGE_DROPPED ? add_target(w, ev->channel, ev->id, false) : l;
+		return l == MERGE_DROPPED ? add_target(w, ev->channel, ev->id, false, false) : l;
 	}
 	default:
 		return MERGE_IGNORED;
@@ -154,7 +162,8 @@ void host_work_put_back(struct host_work *w, const struct host_work *job)
 	if (job->full)
 		widen(w);
 	for (size_t i = 0; i < job->ntargets; i++)
-		add_target(w, job->targets[i].channel, job->targets[i].id, job->targets[i].remove);
+		add_target(w, job->targets[i].channel, job->targets[i].id, job->targets[i].remove,
+			   job->targets[i].recover);
 	for (size_t i = 0; i < job->nluns; i++) {
 		struct scsi_event ev = { .kind = job->luns[i].kind,
 					 .host = job->luns[i].addr.host,

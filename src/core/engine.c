@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "inquiry.h"
 #include "output.h"
+#include "recover.h"
 #include "resize.h"
 #include "scan.h"
 #include "sgio.h"
@@ -43,6 +44,10 @@ struct host_state {
 	uint64_t retry_at;
 	bool retry_scan;
 	unsigned int retries;
+	/* the targets its transport listed but could not reach at the last
+	 * watch (engine_watch_paths()) */
+	struct scsi_addr *lost;
+	size_t nlost;
 	struct host_state *next;
 };
 
@@ -129,6 +134,7 @@ struct engine *engine_unref(struct engine *e)
 
 		e->hosts = h->next;
 		free(h->recent);
+		free(h->lost);
 		free(h);
 	}
 	quirk_db_unref(e->db);
@@ -212,6 +218,7 @@ static void host_forget(struct engine *e, struct host_state *h)
 		if (*pp == h) {
 			*pp = h->next;
 			free(h->recent);
+			free(h->lost);
 			free(h);
 			return;
 		}
@@ -377,9 +384,11 @@ static void requery(struct job *j, const struct scsi_addr *a)
 	quirk_match_clear(&m);
 }
 
-/* CAPACITY DATA HAS CHANGED: the kernel only passes it on; a rescan makes
- * sd read the capacity again. */
-static void resize(struct job *j, const struct scsi_addr *a)
+/* CAPACITY DATA HAS CHANGED (the kernel only passes it on), or a path
+ * back: a rescan makes sd read the capacity again. @why starts each line;
+ * an unchanged size is worth a notice only when the array said it changed.
+ * Return: true when the size changed. */
+static bool resize(struct job *j, const struct scsi_addr *a, const char *why, int unchanged_prio)
 {
 	struct engine *e = j->e;
 	struct resize_result rr;
@@ -387,29 +396,81 @@ static void resize(struct job *j, const struct scsi_addr *a)
 
 	scsi_addr_format(a, name, sizeof(name));
 	if (lun_resize(e->sys, a, &rr) < 0) {
-		elog(e, LOG_INFO, "%s: capacity data changed, but the LUN is gone", name);
-		return;
+		elog(e, LOG_INFO, "%s: %s, but the LUN is gone", name, why);
+		return false;
 	}
 	output_size(rr.before, before, sizeof(before));
 	output_size(rr.after, after, sizeof(after));
 	if (rr.error == -ESTALE)
 		elog(e, LOG_ERR,
-		     "%s: capacity data changed; remapped, another unit answers at it: %s; not "
-		     "rescanned (the scan of its target replaces it unless it is in use)",
-		     name, rr.remapped);
+		     "%s: %s; remapped, another unit answers at it: %s; not rescanned (the scan "
+		     "of its target replaces it unless it is in use)",
+		     name, why, rr.remapped);
 	else if (rr.error)
-		elog(e, LOG_ERR, "%s: capacity data changed; the rescan failed: %s", name,
-		     strerror(-rr.error));
+		elog(e, LOG_ERR, "%s: %s; the rescan failed: %s", name, why, strerror(-rr.error));
 	else if (!rr.block[0])
-		elog(e, LOG_NOTICE, "%s: capacity data changed; rescanned (no block device)", name);
+		elog(e, unchanged_prio, "%s: %s; rescanned (no block device)", name, why);
 	else if (resize_changed(&rr))
 		elog(e, LOG_NOTICE,
-		     "%s: capacity data changed: %s resized from %" PRId64 " to %" PRId64
-		     " sectors (%s to %s)",
-		     name, rr.block, rr.before, rr.after, before, after);
+		     "%s: %s: %s resized from %" PRId64 " to %" PRId64 " sectors (%s to %s)", name,
+		     why, rr.block, rr.before, rr.after, before, after);
 	else
-		elog(e, LOG_NOTICE, "%s: capacity data changed; %s still %" PRId64 " sectors (%s)",
-		     name, rr.block, rr.after, after);
+		elog(e, unchanged_prio, "%s: %s; %s still %" PRId64 " sectors (%s)", name, why,
+		     rr.block, rr.after, after);
+	return !rr.error && resize_changed(&rr);
+}
+
+/* A target whose path came back: the transport's unblock set its blocked
+ * LUNs running but read none of them again, and left the ones the error
+ * handler set offline as they are. What the array changed meanwhile (a
+ * volume grown; mapped LUNs, which the scan after this finds) came with
+ * unit attentions to an I_T nexus that is gone. */
+static void recover_target(struct job *j, const struct work_target *t)
+{
+	struct engine *e = j->e;
+	struct scsi_addr *luns = NULL;
+	size_t n = 0, online = 0, reread = 0, resized = 0;
+	int r;
+
+	r = sysfs_devices(e->sys, (int)j->host, &luns, &n);
+	if (r < 0) {
+		elog(e, LOG_ERR, "%u:%d:%d: its path is back, but its LUNs cannot be listed: %s",
+		     j->host, t->channel, t->id, strerror(-r));
+		return;
+	}
+	for (size_t i = 0; i < n && !e->stopping; i++) {
+		char state[32], name[32];
+
+		if ((int)luns[i].channel != t->channel || (int)luns[i].id != t->id ||
+		    sysfs_device_attr(e->sys, &luns[i], "state", state, sizeof(state)) < 0)
+			continue;
+		scsi_addr_format(&luns[i], name, sizeof(name));
+		switch (recover_lun_action(state)) {
+		case RECOVER_SET_RUNNING:
+			r = sysfs_device_write(e->sys, &luns[i], "state", "running");
+			if (r < 0) {
+				elog(e, LOG_ERR,
+				     "%s: offline; its path is back, but it cannot be "
+				     "set running: %s",
+				     name, strerror(-r));
+				break;
+			}
+			elog(e, LOG_NOTICE, "%s: offline; its path is back: set running", name);
+			online++;
+			break;
+		case RECOVER_RESCAN:
+			resized += resize(j, &luns[i], "its path is back", LOG_DEBUG);
+			reread++;
+			break;
+		default:
+			break;
+		}
+	}
+	free(luns);
+	elog(e, LOG_INFO,
+	     "%u:%d:%d: its path is back: %zu LUN(s) set running, %zu read again (%zu "
+	     "resized)",
+	     j->host, t->channel, t->id, online, reread, resized);
 }
 
 static void scan_log(void *data, int prio, const char *fmt, va_list ap)
@@ -529,6 +590,9 @@ static void *worker(void *arg)
 	size_t attached = 0;
 	int r = 0;
 
+	for (size_t i = 0; i < j->work.ntargets; i++)
+		if (j->work.targets[i].recover)
+			recover_target(j, &j->work.targets[i]);
 	if (j->work.full || j->work.ntargets || j->work.nluns)
 		r = run_scans(j, &rep);
 	if (r == -ENODEV)
@@ -556,7 +620,7 @@ static void *worker(void *arg)
 	scan_report_free(&rep);
 	for (size_t i = 0; i < j->work.nluns; i++) {
 		if (j->work.luns[i].kind == SCSI_EVENT_CAPACITY_CHANGED)
-			resize(j, &j->work.luns[i].addr);
+			resize(j, &j->work.luns[i].addr, "capacity data changed", LOG_NOTICE);
 		else if (j->work.luns[i].kind == SCSI_EVENT_INQUIRY_CHANGED)
 			requery(j, &j->work.luns[i].addr);
 	}
@@ -825,6 +889,103 @@ int engine_poll_empty(struct engine *e)
 	e->poll_next_set = false;
 	free(hosts);
 	return polled;
+}
+
+static struct host_state *host_find(struct engine *e, unsigned int host)
+{
+	for (struct host_state *h = e->hosts; h; h = h->next)
+		if (h->host == host)
+			return h;
+	return NULL;
+}
+
+static const struct discover_target *entry_of(const struct discover_target *t, size_t n,
+					      const struct scsi_addr *a, bool reachable)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].channel == a->channel && t[i].id == a->id && t[i].reachable == reachable)
+			return &t[i];
+	return NULL;
+}
+
+/* One host's look: returns how many of its targets came back. */
+static int watch_host(struct engine *e, struct host_state *h)
+{
+	enum discover_transport tr;
+	struct discover_target *t = NULL;
+	struct scsi_addr *back = NULL, *lost = NULL;
+	size_t nt = 0, nback = 0, nlost = 0;
+	int r;
+
+	r = topology_read(e->sys, h->host, &tr, &t, &nt);
+	if (r < 0 || tr == DISCOVER_PROBE)
+		goto out;
+	back = calloc(h->nlost + 1, sizeof(*back));
+	lost = calloc(nt + 1, sizeof(*lost));
+	if (!back || !lost) {
+		r = -ENOMEM;
+		goto out;
+	}
+	recover_paths_back(h->lost, h->nlost, t, nt, back, &nback, lost, &nlost);
+	for (size_t i = 0; i < nlost; i++) {
+		const struct discover_target *d = entry_of(t, nt, &lost[i], false);
+		bool known = false;
+
+		for (size_t k = 0; k < h->nlost && !known; k++)
+			known = h->lost[k].channel == lost[i].channel &&
+				h->lost[k].id == lost[i].id;
+		if (!known && d)
+			elog(e, LOG_WARNING,
+			     "%u:%u:%u: %s %s is %s: not reachable; its LUNs are brought back "
+			     "when it is",
+			     h->host, lost[i].channel, lost[i].id, d->name, d->address, d->state);
+	}
+	for (size_t i = 0; i < nback; i++) {
+		const struct discover_target *d = entry_of(t, nt, &back[i], true);
+		struct scsi_event ev = { .kind = SCSI_EVENT_PATH_BACK,
+					 .host = h->host,
+					 .channel = (int)back[i].channel,
+					 .id = (int)back[i].id };
+
+		elog(e, LOG_NOTICE, "%u:%u:%u: %s %s is %s again: its LUNs are brought back",
+		     h->host, back[i].channel, back[i].id, d ? d->name : "?", d ? d->address : "?",
+		     d ? d->state : "?");
+		engine_event(e, &ev);
+	}
+	free(h->lost);
+	h->lost = lost;
+	h->nlost = nlost;
+	lost = NULL;
+	r = (int)nback;
+out:
+	free(t);
+	free(back);
+	free(lost);
+	return r;
+}
+
+int engine_watch_paths(struct engine *e)
+{
+	unsigned int *hosts = NULL;
+	size_t nhosts = 0;
+	int r, n = 0;
+
+	r = sysfs_hosts(e->sys, &hosts, &nhosts);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nhosts; i++) {
+		struct host_state *h = host_find(e, hosts[i]);
+
+		/* A host the daemon has not seen added yet is scanned whole
+		 * when it is. */
+		if (!h || !h->present)
+			continue;
+		r = watch_host(e, h);
+		if (r > 0)
+			n += r;
+	}
+	free(hosts);
+	return n;
 }
 
 size_t engine_pollfds(const struct engine *e, struct pollfd *p)

@@ -46,6 +46,10 @@
 	{                                                                                          \
 		SCSI_EVENT_CAPACITY_CHANGED, (h), (c), (t), (l)                                    \
 	}
+#define BACK(h, c, t)                                                                              \
+	{                                                                                          \
+		SCSI_EVENT_PATH_BACK, (h), (c), (t), 0                                             \
+	}
 
 static const struct merge_case {
 	const char *what;
@@ -54,7 +58,7 @@ static const struct merge_case {
 	/* the last event's result, then the work that waits */
 	enum merge_result last;
 	bool full;
-	const char *targets; /* "C:T" with "!" for removal, e.g. "0:1! 0:2" */
+	const char *targets; /* "C:T", "!" for removal, "^" for recovery: "0:1! 0:2^" */
 	size_t nluns;
 } merge_cases[] = {
 	{ "a host add scans the host", { ADD(3) }, 1, MERGE_QUEUED, true, "", 0 },
@@ -153,6 +157,55 @@ static const struct merge_case {
 	  "",
 	  0 },
 	{ "nothing to do", { { SCSI_EVENT_NONE, 3, -1, -1, 0 } }, 1, MERGE_IGNORED, false, "", 0 },
+	{ "a path back: its target, recovered",
+	  { BACK(3, 0, 1) },
+	  1,
+	  MERGE_QUEUED,
+	  false,
+	  "0:1^",
+	  0 },
+	{ "a path back after the target's scan waits: recovery added",
+	  { TGT(3, 0, 1), BACK(3, 0, 1) },
+	  2,
+	  MERGE_QUEUED,
+	  false,
+	  "0:1^",
+	  0 },
+	{ "a path back twice",
+	  { BACK(3, 0, 1), BACK(3, 0, 1) },
+	  2,
+	  MERGE_COALESCED,
+	  false,
+	  "0:1^",
+	  0 },
+	{ "a path back, then a host add: the recovery is kept",
+	  { BACK(3, 0, 1), ADD(3) },
+	  2,
+	  MERGE_QUEUED,
+	  true,
+	  "0:1^",
+	  0 },
+	{ "a host add, then a path back: listed for its recovery",
+	  { ADD(3), BACK(3, 0, 2) },
+	  2,
+	  MERGE_QUEUED,
+	  true,
+	  "0:2^",
+	  0 },
+	{ "a path back and a LUN change on one target: both kept",
+	  { BACK(3, 0, 1), LUNS(3, 0, 1, 4) },
+	  2,
+	  MERGE_QUEUED,
+	  false,
+	  "0:1!^",
+	  0 },
+	{ "a host remove drops the recovery",
+	  { BACK(3, 0, 1), GONE(3) },
+	  2,
+	  MERGE_CANCELLED,
+	  false,
+	  "",
+	  0 },
 };
 
 static void targets_text(const struct host_work *w, char *buf, size_t len)
@@ -161,9 +214,10 @@ static void targets_text(const struct host_work *w, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < w->ntargets; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%d:%d%s", i ? " " : "",
+		used += (size_t)snprintf(buf + used, len - used, "%s%d:%d%s%s", i ? " " : "",
 					 w->targets[i].channel, w->targets[i].id,
-					 w->targets[i].remove ? "!" : "");
+					 w->targets[i].remove ? "!" : "",
+					 w->targets[i].recover ? "^" : "");
 }
 
 START_TEST(merge_rules)
@@ -270,6 +324,15 @@ START_TEST(put_back)
 	ck_assert(w.full);
 	ck_assert_uint_eq(w.ntargets, 1);
 	ck_assert_str_eq(merge_result_name(MERGE_DROPPED), "dropped");
+	/* a recovery put back is still a recovery */
+	memset(&w, 0, sizeof(w));
+	host_work_merge(&w, &(struct scsi_event)BACK(3, 0, 4));
+	host_work_take(&w, &job);
+	host_work_merge(&w, &(struct scsi_event)TGT(3, 0, 4));
+	host_work_put_back(&w, &job);
+	ck_assert_uint_eq(w.ntargets, 1);
+	ck_assert(w.targets[0].recover);
+	ck_assert(!w.targets[0].remove);
 }
 END_TEST
 
@@ -468,6 +531,76 @@ START_TEST(engine_reload_keeps_old_db)
 }
 END_TEST
 
+static void read_back(const char *rel, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, (int)len, f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+START_TEST(engine_path_back)
+{
+	const char *sess = "sys/devices/platform/host1/session3/iscsi_session/session3";
+	struct sysfs_ctx *sys;
+	struct engine *e = make_engine(&sys, &defaults);
+	char target[256], link[256], rel[128], state[32];
+
+	mkpath(sess);
+	mkpath("sys/class/iscsi_host/host1");
+	mkpath("sys/class/iscsi_session");
+	snprintf(target, sizeof(target), "%s/%s", root, sess);
+	snprintf(link, sizeof(link), "%s/sys/class/iscsi_session/session3", root);
+	ck_assert_int_eq(symlink(target, link), 0);
+	snprintf(rel, sizeof(rel), "%s/target_id", sess);
+	touch(rel, "0\n");
+	snprintf(rel, sizeof(rel), "%s/targetname", sess);
+	touch(rel, "iqn.2003-01.org.example:t\n");
+	snprintf(rel, sizeof(rel), "%s/tpgt", sess);
+	touch(rel, "1\n");
+	snprintf(rel, sizeof(rel), "%s/state", sess);
+	touch(rel, "FREE\n");
+	mkpath("sys/bus/scsi/devices/1:0:0:0");
+	touch("sys/bus/scsi/devices/1:0:0:0/state", "offline\n");
+	mkpath("sys/bus/scsi/devices/1:0:0:1");
+	touch("sys/bus/scsi/devices/1:0:0:1/state", "running\n");
+	ck_assert_int_eq(engine_coldplug(e), 0);
+	run_until_idle(e);
+	/* the first look records the lost session, and says so once */
+	ck_assert_int_eq(engine_watch_paths(e), 0);
+	ck_assert_int_eq(engine_watch_paths(e), 0);
+	ck_assert_msg(strstr(log_text,
+			     "<4>1:0:0: session3 iqn.2003-01.org.example:t,1 is FREE: not "
+			     "reachable"),
+		      "%s", log_text);
+	ck_assert_ptr_eq(
+		strstr(strstr(log_text, "brought back when it is") + 1, "brought back when it is"),
+		NULL);
+	/* logged in again: the offline LUN is set running, the other read
+	 * again, the target scanned; once */
+	touch(rel, "LOGGED_IN\n");
+	ck_assert_int_eq(engine_watch_paths(e), 1);
+	run_until_idle(e);
+	ck_assert_int_eq(engine_watch_paths(e), 0);
+	read_back("sys/bus/scsi/devices/1:0:0:0/state", state, sizeof(state));
+	ck_assert_str_eq(state, "running");
+	ck_assert_msg(strstr(log_text,
+			     "<5>1:0:0: session3 iqn.2003-01.org.example:t,1 is LOGGED_IN "
+			     "again: its LUNs are brought back"),
+		      "%s", log_text);
+	ck_assert(strstr(log_text, "<5>1:0:0:0: offline; its path is back: set running"));
+	ck_assert_msg(
+		strstr(log_text, "1:0:0: its path is back: 1 LUN(s) set running, 1 read again"),
+		"%s", log_text);
+	drop_tree(e, sys);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -485,6 +618,7 @@ int main(void)
 	tcase_add_test(tc, engine_coldplug_and_events);
 	tcase_add_test(tc, engine_full_queue_and_remove);
 	tcase_add_test(tc, engine_reload_keeps_old_db);
+	tcase_add_test(tc, engine_path_back);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -320,6 +320,37 @@ sleep 1
 echo "@@F session-back time=$t luns=$(count_luns $h5) wluns=$(wluns $h5) lun100=$(ls /sys/bus/scsi/devices | grep -c "^$h5:0:0:100$") states=[$(state5)]"
 kill -TERM $PID; wait $PID
 grep -E "host$h5|$h5:" /tmp/f3.log | grep -v 'attached LUN' | tail -12 | sed 's/^/@@FS /'
+# 4. The path goes away and comes back, first without the daemon, then
+#    with it. Meanwhile LUN 0 is offline (as the error handler leaves a LUN
+#    whose commands failed while the path was away; here set by hand) and
+#    the array maps another LUN, whose unit attention goes to a connection
+#    that is gone.
+sess5() { cat /sys/class/scsi_host/host$h5/device/session*/iscsi_session/session*/state; }
+outage() { # LUN-to-map -> wait for the session to fail, map, come back
+	echo offline > /sys/bus/scsi/devices/$h5:0:0:0/state
+	echo 0 > $C/iscsi/$T5/tpgt_1/enable
+	i=0; while [ $i -lt 200 ] && [ "$(sess5)" = LOGGED_IN ]; do sleep 0.05; i=$((i + 1)); done
+	lun $T5 $1 $(backstore_small f$1)
+	sleep 1
+	t0=$(uptime_cs)
+	echo 1 > $C/iscsi/$T5/tpgt_1/enable
+	i=0; while [ $i -lt 600 ] && [ "$(sess5)" != LOGGED_IN ]; do sleep 0.05; i=$((i + 1)); done
+}
+lun_there() { [ -e /sys/bus/scsi/devices/$h5:0:0:$1 ] && echo 1 || echo 0; }
+outage 300
+sleep 5
+echo "@@B kernel login_cs=$(( $(uptime_cs) - t0 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) luns=$(count_luns $h5)"
+echo running > /sys/bus/scsi/devices/$h5:0:0:0/state
+scsi-scand --foreground --watch-paths 1 > /tmp/f4.log 2>&1 &
+PID=$!
+i=0; while [ $i -lt 600 ] && ! grep -q 'coldplug done' /tmp/f4.log; do sleep 0.1; i=$((i + 1)); done
+outage 301
+i=0; while [ $i -lt 900 ] && { [ $(lun_there 301) = 0 ] ||
+	[ "$(cat /sys/bus/scsi/devices/$h5:0:0:0/state)" != running ]; }; do sleep 0.1; i=$((i + 1)); done
+echo "@@B daemon ms=$(( ($(uptime_cs) - t0) * 10 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5)"
+kill -TERM $PID; wait $PID
+grep -E "$h5:0:0: |$h5:0:0:0: (offline|its path)|resized" /tmp/f4.log | tail -6 | sed 's/^/@@BL /'
+grep -E "$h5:0:0:301" /tmp/f4.log | head -2 | sed 's/^/@@BL /'
 """
 
 
@@ -626,9 +657,24 @@ def main():
                  f"started while the session was down, attached {f.get('luns')} LUNs "
                  f"{int(f.get('time', '-1')) * 10} ms after the portal group was enabled "
                  f"again ({f.get('states', '')})", width=30)
+    back = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+            for m in re.finditer(r"^@@B (\S+) (.*)$", out, re.M)}
+    bk, bd = back.get("kernel", {}), back.get("daemon", {})
+    bl = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@BL "))
+    checks.check("path-back-by-daemon",
+                 bd.get("lun0") == "running" and bd.get("lun301") == "1" and
+                 "is FAILED: not reachable" in bl and "is LOGGED_IN again" in bl and
+                 "its path is back: " in bl,
+                 f"t5's portal group disabled and enabled again, LUN 0 offline and a LUN "
+                 f"mapped meanwhile. The kernel with iscsid alone: session back after "
+                 f"{int(bk.get('login_cs', '-1')) * 10} ms, 5 s later LUN 0 "
+                 f"{bk.get('lun0')}, the new LUN attached: {bk.get('lun300')}. "
+                 f"scsi-scand --watch-paths 1: {bd.get('ms')} ms after the enable, LUN 0 "
+                 f"{bd.get('lun0')}, the new LUN attached: {bd.get('lun301')} "
+                 f"({bd.get('luns')} LUNs); its log: {bl[:900]}", width=30)
     if checks.failed:
         print("\n".join(line for line in out.splitlines()
-                        if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F"))))
+                        if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F", "@@B"))))
     print(f"guest and checks took {time.monotonic() - start:.0f} s")
     return checks.finish(out)
 
