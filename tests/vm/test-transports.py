@@ -337,9 +337,10 @@ outage() { # LUN-to-map -> wait for the session to fail, map, come back
 	i=0; while [ $i -lt 600 ] && [ "$(sess5)" != LOGGED_IN ]; do sleep 0.05; i=$((i + 1)); done
 }
 lun_there() { [ -e /sys/bus/scsi/devices/$h5:0:0:$1 ] && echo 1 || echo 0; }
+zero_size() { cat /sys/bus/scsi/devices/$h5:0:0:*/block/*/size | grep -c '^0$'; }
 outage 300
 sleep 5
-echo "@@B kernel login_cs=$(( $(uptime_cs) - t0 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) luns=$(count_luns $h5)"
+echo "@@B kernel login_cs=$(( $(uptime_cs) - t0 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) luns=$(count_luns $h5) zero=$(zero_size)"
 echo running > /sys/bus/scsi/devices/$h5:0:0:0/state
 scsi-scand --foreground --watch-paths 1 > /tmp/f4.log 2>&1 &
 PID=$!
@@ -347,7 +348,7 @@ i=0; while [ $i -lt 600 ] && ! grep -q 'coldplug done' /tmp/f4.log; do sleep 0.1
 outage 301
 i=0; while [ $i -lt 900 ] && { [ $(lun_there 301) = 0 ] ||
 	[ "$(cat /sys/bus/scsi/devices/$h5:0:0:0/state)" != running ]; }; do sleep 0.1; i=$((i + 1)); done
-echo "@@B daemon ms=$(( ($(uptime_cs) - t0) * 10 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5)"
+echo "@@B daemon ms=$(( ($(uptime_cs) - t0) * 10 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5) zero=$(zero_size)"
 kill -TERM $PID; wait $PID
 grep -E "$h5:0:0: |$h5:0:0:0: (offline|its path)|resized" /tmp/f4.log | tail -6 | sed 's/^/@@BL /'
 grep -E "$h5:0:0:301" /tmp/f4.log | head -2 | sed 's/^/@@BL /'
@@ -668,10 +669,12 @@ def main():
                  f"t5's portal group disabled and enabled again, LUN 0 offline and a LUN "
                  f"mapped meanwhile. The kernel with iscsid alone: session back after "
                  f"{int(bk.get('login_cs', '-1')) * 10} ms, 5 s later LUN 0 "
-                 f"{bk.get('lun0')}, the new LUN attached: {bk.get('lun300')}. "
+                 f"{bk.get('lun0')}, the new LUN attached: {bk.get('lun300')}, "
+                 f"{bk.get('zero')} block device(s) of size 0. "
                  f"scsi-scand --watch-paths 1: {bd.get('ms')} ms after the enable, LUN 0 "
                  f"{bd.get('lun0')}, the new LUN attached: {bd.get('lun301')} "
-                 f"({bd.get('luns')} LUNs); its log: {bl[:900]}", width=30)
+                 f"({bd.get('luns')} LUNs), {bd.get('zero')} of size 0; its log: {bl[:900]}",
+                 width=30)
     if checks.failed:
         print("\n".join(line for line in out.splitlines()
                         if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F", "@@B"))))

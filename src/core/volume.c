@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * volume.c - which targets are the paths to a volume. No I/O.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "volume.h"
+
+static bool iscsi_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 5 || n > ISCSI_NAME_MAX ||
+	    (strncasecmp(s, "iqn.", 4) && strncasecmp(s, "eui.", 4) && strncasecmp(s, "naa.", 4)))
+		return false;
+	for (; *s; s++)
+		if (!isgraph((unsigned char)*s) || *s == ',')
+			return false;
+	return true;
+}
+
+int volume_address_set_target(struct volume_address *a, enum discover_transport transport,
+			      const char *text)
+{
+	char norm[17];
+	size_t i;
+
+	switch (transport) {
+	case DISCOVER_ISCSI:
+		if (!iscsi_name_ok(text))
+			return -EINVAL;
+		for (i = 0; text[i]; i++)
+			a->target[i] = (char)tolower((unsigned char)text[i]);
+		a->target[i] = '\0';
+		break;
+	case DISCOVER_FC:
+	case DISCOVER_SAS:
+		if (lunmask_address_normalize(text, norm, sizeof(norm)) < 0)
+			return -EINVAL;
+		memcpy(a->target, norm, sizeof(norm));
+		break;
+	default:
+		return -EINVAL;
+	}
+	a->transport = transport;
+	return 0;
+}
+
+/* The length of @s without trailing blanks. */
+static size_t trimmed(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n;
+}
+
+int volume_address_set_wwid(struct volume_address *a, const char *text)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*text))
+		text++;
+	n = trimmed(text);
+	if (!n || n > SCSI_WWID_MAX)
+		return -EINVAL;
+	memcpy(a->wwid, text, n);
+	a->wwid[n] = '\0';
+	return 0;
+}
+
+bool volume_target_matches(const struct volume_address *a, enum discover_transport transport,
+			   const struct discover_target *t)
+{
+	const char *comma;
+	char norm[17];
+	size_t n;
+
+	if (transport != a->transport || !t->is_target || !t->has_id)
+		return false;
+	switch (transport) {
+	case DISCOVER_ISCSI:
+		/* topology.c gives "IQN,TPGT" */
+		comma = strrchr(t->address, ',');
+		n = comma ? (size_t)(comma - t->address) : strlen(t->address);
+		if (n != strlen(a->target) || strncasecmp(t->address, a->target, n) != 0)
+			return false;
+		return a->tpgt < 0 || (comma && strtol(comma + 1, NULL, 10) == a->tpgt);
+	case DISCOVER_FC:
+	case DISCOVER_SAS:
+		return lunmask_address_normalize(t->address, norm, sizeof(norm)) == 0 &&
+		       strcmp(norm, a->target) == 0;
+	default:
+		return false;
+	}
+}
+
+static int cmp_path(const void *x, const void *y)
+{
+	return scsi_addr_cmp(&((const struct volume_path *)x)->addr,
+			     &((const struct volume_path *)y)->addr);
+}
+
+size_t volume_paths(const struct volume_address *a, const struct volume_host *hosts, size_t nhosts,
+		    struct volume_path *out, size_t max)
+{
+	size_t n = 0, total = 0;
+
+	for (size_t h = 0; h < nhosts; h++) {
+		const struct volume_host *vh = &hosts[h];
+
+		for (size_t i = 0; i < vh->ntargets; i++) {
+			const struct discover_target *t = &vh->targets[i];
+			struct scsi_addr addr = { vh->host, t->channel, t->id,
+						  a->lun_set ? a->lun : 0 };
+			size_t k;
+
+			if (!volume_target_matches(a, vh->transport, t))
+				continue;
+			for (k = 0; k < n; k++)
+				if (out[k].addr.host == addr.host &&
+				    out[k].addr.channel == addr.channel &&
+				    out[k].addr.id == addr.id)
+					break;
+			if (k < n) {
+				if (t->reachable && !out[k].reachable) {
+					out[k].reachable = true;
+					snprintf(out[k].name, sizeof(out[k].name), "%s", t->name);
+					snprintf(out[k].state, sizeof(out[k].state), "%s",
+						 t->state);
+				}
+				continue;
+			}
+			total++;
+			if (n == max)
+				continue;
+			out[n].addr = addr;
+			out[n].reachable = t->reachable;
+			snprintf(out[n].name, sizeof(out[n].name), "%s", t->name);
+			snprintf(out[n].state, sizeof(out[n].state), "%s", t->state);
+			n++;
+		}
+	}
+	if (n > 1)
+		qsort(out, n, sizeof(*out), cmp_path);
+	return total;
+}
+
+bool volume_wwid_matches(const struct volume_address *a, const char *wwid)
+{
+	size_t n = trimmed(wwid);
+
+	return a->wwid[0] && n == strlen(a->wwid) && strncasecmp(wwid, a->wwid, n) == 0;
+}
+
+void volume_address_text(const struct volume_address *a, char *buf, size_t len)
+{
+	char lun[32] = "";
+
+	if (a->lun_set)
+		snprintf(lun, sizeof(lun), " LUN %llu", (unsigned long long)a->lun);
+	switch (a->transport) {
+	case DISCOVER_ISCSI:
+		if (a->tpgt >= 0)
+			snprintf(buf, len, "iSCSI target %s,%ld%s", a->target, a->tpgt, lun);
+		else
+			snprintf(buf, len, "iSCSI target %s%s", a->target, lun);
+		return;
+	case DISCOVER_FC:
+		snprintf(buf, len, "FC port 0x%s%s", a->target, lun);
+		return;
+	case DISCOVER_SAS:
+		snprintf(buf, len, "SAS address 0x%s%s", a->target, lun);
+		return;
+	default:
+		snprintf(buf, len, "wwid %s", a->wwid);
+	}
+}
