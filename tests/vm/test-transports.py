@@ -348,7 +348,10 @@ i=0; while [ $i -lt 600 ] && ! grep -q 'coldplug done' /tmp/f4.log; do sleep 0.1
 outage 301
 i=0; while [ $i -lt 900 ] && { [ $(lun_there 301) = 0 ] ||
 	[ "$(cat /sys/bus/scsi/devices/$h5:0:0:0/state)" != running ]; }; do sleep 0.1; i=$((i + 1)); done
-echo "@@B daemon ms=$(( ($(uptime_cs) - t0) * 10 )) lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5) zero=$(zero_size)"
+ms=$(( ($(uptime_cs) - t0) * 10 ))
+i=0; while [ $i -lt 600 ] && ! grep -q "$h5:0:0: its path is back: .* read again" /tmp/f4.log; do
+	sleep 0.1; i=$((i + 1)); done
+echo "@@B daemon ms=$ms lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5) zero=$(zero_size)"
 kill -TERM $PID; wait $PID
 grep -E "$h5:0:0: |$h5:0:0:0: (offline|its path)|resized" /tmp/f4.log | tail -6 | sed 's/^/@@BL /'
 grep -E "$h5:0:0:301" /tmp/f4.log | head -2 | sed 's/^/@@BL /'
