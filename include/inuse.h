@@ -99,6 +99,16 @@ int inuse_nodes_collect(const struct sysfs_ctx *ctx, const struct scsi_addr *a,
 			struct inuse_nodes *ret);
 
 /**
+ * inuse_block_collect() - a block device and its partitions, by name
+ * @ctx: the context
+ * @disk: the name in /sys/class/block ("dm-3")
+ * @ret: set to its nodes; free with inuse_nodes_free()
+ *
+ * Return: 0 or a negative errno.
+ */
+int inuse_block_collect(const struct sysfs_ctx *ctx, const char *disk, struct inuse_nodes *ret);
+
+/**
  * inuse_nodes_free() - free what inuse_nodes_collect() returned
  * @n: the nodes (may be empty)
  */

@@ -264,6 +264,9 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
  * struct target_input - what the machine knows of a target before it starts
  * @addr: host, channel, id
  * @db: the quirk database, finalized
+ * @holdouts: the volumes held out (scsi-scan detach: lunmask entries under
+ *	/run/scsi-scan/holdout, read when the host's scan starts), or NULL;
+ *	applied as the database's lunmask entries are
  * @dry_run: write nothing
  * @look: with @dry_run and nothing of the target attached, one LUN may be
  *	attached to read it, and is deleted again (struct reach_input)
@@ -298,6 +301,7 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
 struct target_input {
 	struct scsi_addr addr;
 	const struct quirk_db *db;
+	const struct quirk_db *holdouts;
 	bool dry_run;
 	bool look;
 	bool remove;

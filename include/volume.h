@@ -139,4 +139,51 @@ bool volume_wwid_matches(const struct volume_address *a, const char *wwid);
  */
 void volume_address_text(const struct volume_address *a, char *buf, size_t len);
 
+/**
+ * struct holdout_key - what a hold-out keeps out: one LUN of one target,
+ *	named as stably as its host's transport allows
+ * @transport: DISCOVER_ISCSI, DISCOVER_FC or DISCOVER_SAS: @target (and
+ *	@tpgt) name it; DISCOVER_PROBE: @driver, @channel and @id do (host
+ *	numbers change between boots, a driver's targets do not)
+ * @target: the iSCSI name, or the WWPN or SAS address, normalized
+ * @tpgt: the iSCSI portal group, or -1 for any
+ * @driver: the host's driver (scsi_host proc_name)
+ * @channel: the channel
+ * @id: the target id
+ * @lun: the LUN
+ */
+struct holdout_key {
+	enum discover_transport transport;
+	char target[ISCSI_NAME_MAX + 1];
+	long tpgt;
+	char driver[64];
+	unsigned int channel;
+	unsigned int id;
+	uint64_t lun;
+};
+
+/**
+ * holdout_file_name() - the file a hold-out lives in, under
+ *	/run/scsi-scan/holdout
+ * @k: the key
+ * @buf: output: "iscsi-IQN[,TPGT]-lun-N.conf", "fc-WWPN-lun-N.conf",
+ *	"sas-ADDR-lun-N.conf" or "driver-NAME-C-T-lun-N.conf"
+ * @len: size of @buf
+ *
+ * Return: 0, or -EINVAL (a name that cannot be a file name: a driver with
+ * '/' or a name that does not fit).
+ */
+int holdout_file_name(const struct holdout_key *k, char *buf, size_t len);
+
+/**
+ * holdout_text() - a hold-out as a lunmask entry (scsi-lunmask(5))
+ * @k: the key
+ * @reason: why, for people (its '"' and '\' are dropped)
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Return: 0, or -ENOSPC.
+ */
+int holdout_text(const struct holdout_key *k, const char *reason, char *buf, size_t len);
+
 #endif

@@ -294,6 +294,18 @@ int inuse_nodes_collect(const struct sysfs_ctx *ctx, const struct scsi_addr *a,
 	return r;
 }
 
+int inuse_block_collect(const struct sysfs_ctx *ctx, const char *disk, struct inuse_nodes *ret)
+{
+	int r;
+
+	ret->v = NULL;
+	ret->count = 0;
+	r = collect_block(ctx, disk, ret);
+	if (r < 0)
+		inuse_nodes_free(ret);
+	return r;
+}
+
 void inuse_nodes_free(struct inuse_nodes *n)
 {
 	free(n->v);

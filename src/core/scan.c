@@ -17,6 +17,7 @@
 
 #include "blist.h"
 #include "devinfo.h"
+#include "holdout.h"
 #include "inuse.h"
 #include "kflags.h"
 #include "luns.h"
@@ -69,6 +70,8 @@ struct host_scan {
 	bool has_record;
 	struct pending_release *pending;
 	size_t npending;
+	/* the volumes held out, read once the host is locked */
+	struct quirk_db *holdouts;
 };
 
 static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
@@ -597,6 +600,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	}
 	in.addr = addr;
 	in.db = ctx->db;
+	in.holdouts = hs->holdouts;
 	in.dry_run = ctx->opt.dry_run;
 	in.remove = ctx->opt.remove;
 	in.remove_refused = ctx->opt.remove_refused;
@@ -765,6 +769,9 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	if (sysfs_read(ctx->sys, hs.host_port_name, sizeof(hs.host_port_name),
 		       "/sys/class/fc_host/host%u/port_name", host) < 0)
 		hs.host_port_name[0] = '\0';
+	r = holdout_load(ctx->sys, &hs.holdouts);
+	if (r < 0)
+		goto out;
 	r = topology_read(ctx->sys, host, &rep->transport, &listed, &nlisted);
 	if (r < 0)
 		goto out;
@@ -844,6 +851,7 @@ out:
 	free(hs.report);
 	free(hs.luns);
 	free(hs.pending);
+	quirk_db_unref(hs.holdouts);
 	free(before);
 	free(listed);
 	return r;

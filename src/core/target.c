@@ -376,16 +376,52 @@ static bool same_entries(const struct lunmask_set *a, const struct lunmask_set *
  * that names it, which must be the same. @identity: LUN 0's wwid and
  * serial are known. Return: 0, -ENOTUNIQ, -ENOMEM.
  */
+/* The entries of the database, then the hold-outs, that apply to @t. */
+static int select_both(const struct target_machine *m, const struct lunmask_target *t,
+		       struct lunmask_set *ret)
+{
+	const struct lunmask_entry *masks, *held;
+	struct lunmask_set extra = { 0 };
+	const struct lunmask_entry **items;
+	size_t n, nheld = 0;
+	int r;
+
+	masks = quirk_db_lunmasks(m->in.db, &n);
+	held = m->in.holdouts ? quirk_db_lunmasks(m->in.holdouts, &nheld) : NULL;
+	r = lunmask_select(masks, n, t, ret);
+	if (r < 0 || !nheld)
+		return r;
+	r = lunmask_select(held, nheld, t, &extra);
+	if (r < 0 || !extra.count) {
+		lunmask_set_clear(&extra);
+		if (r < 0)
+			lunmask_set_clear(ret);
+		return r;
+	}
+	items = realloc(ret->items, (ret->count + extra.count) * sizeof(*items));
+	if (!items) {
+		lunmask_set_clear(&extra);
+		lunmask_set_clear(ret);
+		return -ENOMEM;
+	}
+	memcpy(items + ret->count, extra.items, extra.count * sizeof(*items));
+	ret->items = items;
+	ret->count += extra.count;
+	lunmask_set_clear(&extra);
+	return 0;
+}
+
 static int select_mask(struct target_machine *m, bool identity)
 {
-	const struct lunmask_entry *masks;
-	size_t n, used = 0;
+	size_t n, nheld = 0, used = 0;
 	int r = 0;
 
 	lunmask_set_clear(&m->mask);
 	m->rep.policy[0] = '\0';
-	masks = quirk_db_lunmasks(m->in.db, &n);
-	if (!n)
+	quirk_db_lunmasks(m->in.db, &n);
+	if (m->in.holdouts)
+		quirk_db_lunmasks(m->in.holdouts, &nheld);
+	if (!n && !nheld)
 		return 0;
 	for (size_t i = 0; i < m->in.naddresses && r == 0; i++) {
 		struct lunmask_target t = m->in.addresses[i];
@@ -395,7 +431,7 @@ static int select_mask(struct target_machine *m, bool identity)
 			t.wwid = m->wwid[0] ? m->wwid : NULL;
 			t.serial = m->serial[0] ? m->serial : NULL;
 		}
-		r = lunmask_select(masks, n, &t, i ? &other : &m->mask);
+		r = select_both(m, &t, i ? &other : &m->mask);
 		if (r == 0 && i && !same_entries(&m->mask, &other))
 			r = -ENOTUNIQ;
 		lunmask_set_clear(&other);

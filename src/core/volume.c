@@ -107,6 +107,27 @@ static int cmp_path(const void *x, const void *y)
 			     &((const struct volume_path *)y)->addr);
 }
 
+/* The entry of @vh that speaks for its target @i: the first reachable
+ * one that matches, else the first that matches. */
+static const struct discover_target *speaker(const struct volume_address *a,
+					     const struct volume_host *vh, size_t i)
+{
+	const struct discover_target *first = NULL;
+
+	for (size_t j = 0; j < vh->ntargets; j++) {
+		const struct discover_target *t = &vh->targets[j];
+
+		if (t->channel != vh->targets[i].channel || t->id != vh->targets[i].id ||
+		    !volume_target_matches(a, vh->transport, t))
+			continue;
+		if (t->reachable)
+			return t;
+		if (!first)
+			first = t;
+	}
+	return first;
+}
+
 size_t volume_paths(const struct volume_address *a, const struct volume_host *hosts, size_t nhosts,
 		    struct volume_path *out, size_t max)
 {
@@ -116,34 +137,26 @@ size_t volume_paths(const struct volume_address *a, const struct volume_host *ho
 		const struct volume_host *vh = &hosts[h];
 
 		for (size_t i = 0; i < vh->ntargets; i++) {
-			const struct discover_target *t = &vh->targets[i];
-			struct scsi_addr addr = { vh->host, t->channel, t->id,
-						  a->lun_set ? a->lun : 0 };
-			size_t k;
+			const struct discover_target *t = &vh->targets[i], *s;
+			bool seen = false;
 
 			if (!volume_target_matches(a, vh->transport, t))
 				continue;
-			for (k = 0; k < n; k++)
-				if (out[k].addr.host == addr.host &&
-				    out[k].addr.channel == addr.channel &&
-				    out[k].addr.id == addr.id)
-					break;
-			if (k < n) {
-				if (t->reachable && !out[k].reachable) {
-					out[k].reachable = true;
-					snprintf(out[k].name, sizeof(out[k].name), "%s", t->name);
-					snprintf(out[k].state, sizeof(out[k].state), "%s",
-						 t->state);
-				}
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = vh->targets[j].channel == t->channel &&
+				       vh->targets[j].id == t->id &&
+				       volume_target_matches(a, vh->transport, &vh->targets[j]);
+			if (seen)
 				continue;
-			}
 			total++;
 			if (n == max)
 				continue;
-			out[n].addr = addr;
-			out[n].reachable = t->reachable;
-			snprintf(out[n].name, sizeof(out[n].name), "%s", t->name);
-			snprintf(out[n].state, sizeof(out[n].state), "%s", t->state);
+			s = speaker(a, vh, i);
+			out[n].addr = (struct scsi_addr){ vh->host, t->channel, t->id,
+							  a->lun_set ? a->lun : 0 };
+			out[n].reachable = s->reachable;
+			snprintf(out[n].name, sizeof(out[n].name), "%s", s->name);
+			snprintf(out[n].state, sizeof(out[n].state), "%s", s->state);
 			n++;
 		}
 	}
@@ -181,4 +194,70 @@ void volume_address_text(const struct volume_address *a, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "wwid %s", a->wwid);
 	}
+}
+
+int holdout_file_name(const struct holdout_key *k, char *buf, size_t len)
+{
+	char tpgt[24] = "";
+	int n;
+
+	if (k->tpgt >= 0)
+		snprintf(tpgt, sizeof(tpgt), ",%ld", k->tpgt);
+	switch (k->transport) {
+	case DISCOVER_ISCSI:
+		n = snprintf(buf, len, "iscsi-%s%s-lun-%llu.conf", k->target, tpgt,
+			     (unsigned long long)k->lun);
+		break;
+	case DISCOVER_FC:
+		n = snprintf(buf, len, "fc-%s-lun-%llu.conf", k->target,
+			     (unsigned long long)k->lun);
+		break;
+	case DISCOVER_SAS:
+		n = snprintf(buf, len, "sas-%s-lun-%llu.conf", k->target,
+			     (unsigned long long)k->lun);
+		break;
+	default:
+		if (!k->driver[0] || strchr(k->driver, '/') || k->driver[0] == '.')
+			return -EINVAL;
+		n = snprintf(buf, len, "driver-%s-%u-%u-lun-%llu.conf", k->driver, k->channel,
+			     k->id, (unsigned long long)k->lun);
+		break;
+	}
+	if (n < 0 || (size_t)n >= len || strchr(buf, '/'))
+		return -EINVAL;
+	return 0;
+}
+
+int holdout_text(const struct holdout_key *k, const char *reason, char *buf, size_t len)
+{
+	char why[256], key[ISCSI_NAME_MAX + 96];
+	size_t w = 0;
+	int n;
+
+	for (; *reason && w + 1 < sizeof(why); reason++)
+		if (*reason != '"' && *reason != '\\' && *reason != '\n')
+			why[w++] = *reason;
+	why[w] = '\0';
+	switch (k->transport) {
+	case DISCOVER_ISCSI:
+		n = snprintf(key, sizeof(key), "\tiscsi_target = \"%s\"\n", k->target);
+		if (k->tpgt >= 0)
+			snprintf(key + n, sizeof(key) - (size_t)n, "\tiscsi_tpgt = %ld\n", k->tpgt);
+		break;
+	case DISCOVER_FC:
+		snprintf(key, sizeof(key), "\tport_name = \"0x%s\"\n", k->target);
+		break;
+	case DISCOVER_SAS:
+		snprintf(key, sizeof(key), "\tsas_address = \"0x%s\"\n", k->target);
+		break;
+	default:
+		snprintf(key, sizeof(key), "\tdriver = \"%s\"\n\tchannel = %u\n\tid = %u\n",
+			 k->driver, k->channel, k->id);
+		break;
+	}
+	n = snprintf(buf, len,
+		     "# Written by scsi-scan detach: \"scsi-scan release\" takes it away.\n"
+		     "lunmask \"held out\" {\n%s\texclude_luns = { %llu }\n\treason = \"%s\"\n}\n",
+		     key, (unsigned long long)k->lun, why);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }

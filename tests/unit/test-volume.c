@@ -329,6 +329,8 @@ START_TEST(test_paths)
 		hosts[h] = (struct volume_host){ c->hosts[h].host, c->hosts[h].transport, t[h],
 						 c->hosts[h].n };
 	}
+	/* counted without room, as callers size their array */
+	ck_assert_uint_eq(volume_paths(&a, hosts, c->nhosts, NULL, 0), c->total);
 	total = volume_paths(&a, hosts, c->nhosts, out, 2);
 	ck_assert_msg(total == c->total, "%s: %zu paths, expected %zu", c->what, total, c->total);
 	for (size_t i = 0; i < total && i < 2; i++)
@@ -388,6 +390,48 @@ START_TEST(test_text)
 }
 END_TEST
 
+static const struct holdout_case {
+	struct holdout_key k;
+	const char *file;
+	const char *keys;
+} holdout_cases[] = {
+	{ { DISCOVER_ISCSI, "iqn.2003-01.x:t1", -1, "", 0, 0, 2 },
+	  "iscsi-iqn.2003-01.x:t1-lun-2.conf",
+	  "\tiscsi_target = \"iqn.2003-01.x:t1\"\n\texclude_luns = { 2 }\n" },
+	{ { DISCOVER_ISCSI, "iqn.2003-01.x:t1", 1, "", 0, 0, 2 },
+	  "iscsi-iqn.2003-01.x:t1,1-lun-2.conf",
+	  "\tiscsi_target = \"iqn.2003-01.x:t1\"\n\tiscsi_tpgt = 1\n\texclude_luns = { 2 }\n" },
+	{ { DISCOVER_FC, "5001438002a3b4c1", -1, "", 0, 0, 16384 },
+	  "fc-5001438002a3b4c1-lun-16384.conf",
+	  "\tport_name = \"0x5001438002a3b4c1\"\n\texclude_luns = { 16384 }\n" },
+	{ { DISCOVER_SAS, "5000c500a1b20100", -1, "", 0, 0, 1 },
+	  "sas-5000c500a1b20100-lun-1.conf",
+	  "\tsas_address = \"0x5000c500a1b20100\"\n\texclude_luns = { 1 }\n" },
+	{ { DISCOVER_PROBE, "", -1, "scsi_debug", 0, 3, 7 },
+	  "driver-scsi_debug-0-3-lun-7.conf",
+	  "\tdriver = \"scsi_debug\"\n\tchannel = 0\n\tid = 3\n\texclude_luns = { 7 }\n" },
+	{ { DISCOVER_PROBE, "", -1, "../etc", 0, 3, 7 }, NULL, NULL },
+	{ { DISCOVER_PROBE, "", -1, "", 0, 3, 7 }, NULL, NULL },
+};
+
+START_TEST(test_holdout)
+{
+	const struct holdout_case *c = &holdout_cases[_i];
+	char file[300], text[2048];
+	int r = holdout_file_name(&c->k, file, sizeof(file));
+
+	ck_assert_int_eq(r, c->file ? 0 : -EINVAL);
+	if (!c->file)
+		return;
+	ck_assert_str_eq(file, c->file);
+	ck_assert_int_eq(holdout_text(&c->k, "detached \"by\" hand", text, sizeof(text)), 0);
+	ck_assert_msg(strstr(text, c->keys), "%s", text);
+	ck_assert_msg(strstr(text, "lunmask \"held out\" {\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\treason = \"detached by hand\"\n}\n"), "%s", text);
+	ck_assert_int_eq(holdout_text(&c->k, "x", text, 40), -ENOSPC);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("volume");
@@ -401,6 +445,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_paths, 0, sizeof(paths_cases) / sizeof(paths_cases[0]));
 	tcase_add_loop_test(tc, test_wwid, 0, sizeof(wwid_cases) / sizeof(wwid_cases[0]));
 	tcase_add_test(tc, test_text);
+	tcase_add_loop_test(tc, test_holdout, 0, sizeof(holdout_cases) / sizeof(holdout_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * holdout.h - volumes held out after a detach: lunmask entries under
+ * /run/scsi-scan/holdout that every scan reads when it starts a host
+ * (under the host lock), so that a scan that was waiting for the lock, or a
+ * daemon that has not reloaded its database yet, does not attach the volume
+ * again. scsi-scan release takes them away; a reboot forgets them.
+ */
+#ifndef SCSI_SCAN_HOLDOUT_H
+#define SCSI_SCAN_HOLDOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "quirks.h"
+#include "sysfs.h"
+#include "volume.h"
+
+#define HOLDOUT_DIR "/run/scsi-scan/holdout"
+
+/**
+ * holdout_load() - the hold-outs as a database of lunmask entries
+ * @sys: the path context (its root moves HOLDOUT_DIR)
+ * @ret: set to the finalized database, or NULL when there is none (no
+ *	directory, no file); quirk_db_unref() it
+ *
+ * A broken file is skipped, as a broken quirk file is.
+ *
+ * Return: 0 or a negative errno (-ENOMEM, or the directory cannot be read).
+ */
+int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret);
+
+/**
+ * holdout_write() - hold a LUN out
+ * @sys: the path context
+ * @k: what to hold out
+ * @reason: why, for people
+ * @ret_path: set to the file written (size PATH_MAX), or NULL
+ *
+ * Written whole under a temporary name, then renamed.
+ *
+ * Return: 0 or a negative errno.
+ */
+int holdout_write(const struct sysfs_ctx *sys, const struct holdout_key *k, const char *reason,
+		  char *ret_path);
+
+/**
+ * holdout_remove() - take a hold-out away
+ * @sys: the path context
+ * @k: the key
+ * @ret_path: set to the file (size PATH_MAX), or NULL
+ *
+ * Return: 0, -ENOENT (there was none), or a negative errno.
+ */
+int holdout_remove(const struct sysfs_ctx *sys, const struct holdout_key *k, char *ret_path);
+
+#endif

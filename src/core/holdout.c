@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * holdout.c - the hold-out files of detached volumes: read, written,
+ * removed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "holdout.h"
+
+int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret)
+{
+	struct quirk_diags diags = { 0 };
+	char dir[PATH_MAX];
+	const char *dirs[] = { dir };
+	struct quirk_db *db;
+	struct dirent *de;
+	bool any = false;
+	DIR *d;
+	int r;
+
+	*ret = NULL;
+	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
+	if (r < 0 || !d)
+		return r;
+	while (!any && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		any = n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0;
+	}
+	closedir(d);
+	if (!any)
+		return 0;
+	r = sysfs_path(sys, dir, sizeof(dir), HOLDOUT_DIR);
+	if (r < 0)
+		return r;
+	db = quirk_db_new();
+	if (!db)
+		return -ENOMEM;
+	r = quirk_db_add_dirs(db, dirs, 1, &diags);
+	if (r == 0)
+		r = quirk_db_finalize(db, &diags);
+	quirk_diags_clear(&diags);
+	if (r < 0) {
+		quirk_db_unref(db);
+		return r;
+	}
+	*ret = db;
+	return 0;
+}
+
+static int path_of(const struct sysfs_ctx *sys, const struct holdout_key *k, char *path, size_t len)
+{
+	char name[NAME_MAX + 1];
+	int r;
+
+	r = holdout_file_name(k, name, sizeof(name));
+	if (r < 0)
+		return r;
+	return sysfs_path(sys, path, len, HOLDOUT_DIR "/%s", name);
+}
+
+int holdout_write(const struct sysfs_ctx *sys, const struct holdout_key *k, const char *reason,
+		  char *ret_path)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX], run[PATH_MAX], text[2048];
+	size_t len;
+	int fd, r;
+
+	r = path_of(sys, k, path, sizeof(path));
+	if (r == 0)
+		r = holdout_text(k, reason, text, sizeof(text));
+	if (r == 0)
+		r = sysfs_path(sys, run, sizeof(run), "/run/scsi-scan");
+	if (r == 0)
+		r = sysfs_path(sys, dir, sizeof(dir), HOLDOUT_DIR);
+	if (r < 0)
+		return r;
+	if ((mkdir(run, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST))
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0) {
+		r = errno ? -errno : -EIO;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+		return r;
+	}
+	if (ret_path)
+		snprintf(ret_path, PATH_MAX, "%s", path);
+	return 0;
+}
+
+int holdout_remove(const struct sysfs_ctx *sys, const struct holdout_key *k, char *ret_path)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = path_of(sys, k, path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (ret_path)
+		snprintf(ret_path, PATH_MAX, "%s", path);
+	return unlink(path) < 0 ? -errno : 0;
+}

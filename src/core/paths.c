@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * paths.c - a volume's paths on this machine and the multipath map above
+ * them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inuse.h"
+#include "paths.h"
+#include "scan.h"
+#include "topology.h"
+
+void volume_holdout_key(const struct volume_address *a, struct holdout_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->transport = a->transport;
+	snprintf(k->target, sizeof(k->target), "%s", a->target);
+	k->tpgt = a->tpgt;
+	k->lun = a->lun;
+}
+
+static void free_hosts(struct volume_host *hosts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((void *)hosts[i].targets);
+	free(hosts);
+}
+
+/* Every host's transport list. */
+static int read_hosts(const struct sysfs_ctx *sys, struct volume_host **ret, size_t *ret_n)
+{
+	unsigned int *ids = NULL;
+	struct volume_host *hosts;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_hosts(sys, &ids, &n);
+	if (r < 0)
+		return r;
+	hosts = calloc(n + 1, sizeof(*hosts));
+	if (!hosts) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct discover_target *t = NULL;
+
+		hosts[i].host = ids[i];
+		r = topology_read(sys, ids[i], &hosts[i].transport, &t, &hosts[i].ntargets);
+		hosts[i].targets = t;
+	}
+	free(ids);
+	if (r < 0) {
+		free_hosts(hosts, n);
+		return r;
+	}
+	*ret = hosts;
+	*ret_n = n;
+	return 0;
+}
+
+/* The hold-out key of an attached LUN: its target's stable address, or
+ * its host's driver with channel and id. */
+static void key_of(const struct sysfs_ctx *sys, const struct volume_host *hosts, size_t nhosts,
+		   const struct scsi_addr *a, struct holdout_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->transport = DISCOVER_PROBE;
+	k->tpgt = -1;
+	k->channel = a->channel;
+	k->id = a->id;
+	k->lun = a->lun;
+	for (size_t i = 0; i < nhosts; i++) {
+		if (hosts[i].host != a->host)
+			continue;
+		for (size_t j = 0; j < hosts[i].ntargets; j++) {
+			const struct discover_target *t = &hosts[i].targets[j];
+			struct volume_address va = { .tpgt = -1 };
+			char *comma;
+
+			if (t->channel != a->channel || t->id != a->id || !t->has_id)
+				continue;
+			if (hosts[i].transport == DISCOVER_ISCSI) {
+				char iqn[sizeof(t->address)];
+
+				snprintf(iqn, sizeof(iqn), "%s", t->address);
+				comma = strrchr(iqn, ',');
+				if (comma) {
+					*comma = '\0';
+					va.tpgt = strtol(comma + 1, NULL, 10);
+				}
+				if (volume_address_set_target(&va, DISCOVER_ISCSI, iqn) < 0)
+					continue;
+			} else if (volume_address_set_target(&va, hosts[i].transport, t->address) <
+				   0) {
+				continue;
+			}
+			k->transport = va.transport;
+			snprintf(k->target, sizeof(k->target), "%s", va.target);
+			k->tpgt = va.tpgt;
+			return;
+		}
+	}
+	if (sysfs_read(sys, k->driver, sizeof(k->driver), "/sys/class/scsi_host/host%u/proc_name",
+		       a->host) < 0)
+		k->driver[0] = '\0';
+}
+
+static int resolve_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+			struct volume_path **ret, size_t *ret_count, struct holdout_key **ret_keys)
+{
+	struct scsi_addr *addrs = NULL;
+	struct volume_path *paths = NULL;
+	struct holdout_key *keys = NULL;
+	struct volume_host *hosts = NULL;
+	size_t n = 0, np = 0, nhosts = 0;
+	int r;
+
+	r = sysfs_devices(sys, SCAN_WILDCARD, &addrs, &n);
+	if (r < 0)
+		return r;
+	paths = calloc(n + 1, sizeof(*paths));
+	keys = calloc(n + 1, sizeof(*keys));
+	if (!paths || !keys) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char wwid[SCSI_WWID_MAX + 2];
+
+		if (sysfs_device_attr(sys, &addrs[i], "wwid", wwid, sizeof(wwid)) < 0 ||
+		    !volume_wwid_matches(a, wwid))
+			continue;
+		paths[np].addr = addrs[i];
+		paths[np].reachable = true;
+		if (sysfs_device_attr(sys, &addrs[i], "state", paths[np].state,
+				      sizeof(paths[np].state)) < 0)
+			snprintf(paths[np].state, sizeof(paths[np].state), "?");
+		np++;
+	}
+	if (np) {
+		r = read_hosts(sys, &hosts, &nhosts);
+		if (r < 0)
+			goto out;
+		for (size_t i = 0; i < np; i++)
+			key_of(sys, hosts, nhosts, &paths[i].addr, &keys[i]);
+	}
+	*ret = paths;
+	*ret_count = np;
+	*ret_keys = keys;
+	paths = NULL;
+	keys = NULL;
+out:
+	free_hosts(hosts, nhosts);
+	free(addrs);
+	free(paths);
+	free(keys);
+	return r;
+}
+
+int volume_resolve(const struct sysfs_ctx *sys, const struct volume_address *a,
+		   struct volume_path **ret, size_t *ret_count, struct holdout_key **ret_keys)
+{
+	struct volume_host *hosts = NULL;
+	struct volume_path *paths = NULL;
+	size_t nhosts = 0, n;
+	int r;
+
+	*ret = NULL;
+	*ret_count = 0;
+	if (ret_keys)
+		*ret_keys = NULL;
+	if (a->transport == DISCOVER_PROBE)
+		return ret_keys ? resolve_wwid(sys, a, ret, ret_count, ret_keys) : -EINVAL;
+	r = read_hosts(sys, &hosts, &nhosts);
+	if (r < 0)
+		return r;
+	n = volume_paths(a, hosts, nhosts, NULL, 0);
+	if (n) {
+		paths = calloc(n, sizeof(*paths));
+		if (!paths) {
+			free_hosts(hosts, nhosts);
+			return -ENOMEM;
+		}
+		volume_paths(a, hosts, nhosts, paths, n);
+	}
+	free_hosts(hosts, nhosts);
+	*ret = paths;
+	*ret_count = n;
+	return 0;
+}
+
+static int64_t block_sectors(const struct sysfs_ctx *sys, const char *name)
+{
+	char buf[32], *end;
+	long long v;
+
+	if (sysfs_read(sys, buf, sizeof(buf), "/sys/class/block/%s/size", name) < 0)
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return *end || end == buf || v < 0 ? -1 : (int64_t)v;
+}
+
+int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
+		      struct path_devices *ret)
+{
+	char rel[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->addr = *a;
+	ret->sectors = ret->map_sectors = -1;
+	ret->attached = sysfs_device_exists(sys, a);
+	if (!ret->attached)
+		return 0;
+	if (sysfs_device_attr(sys, a, "state", ret->state, sizeof(ret->state)) < 0)
+		ret->state[0] = '\0';
+	if (sysfs_device_attr(sys, a, "wwid", ret->wwid, sizeof(ret->wwid)) < 0)
+		ret->wwid[0] = '\0';
+	if (sysfs_device_link(sys, a, "scsi_generic", ret->sg, sizeof(ret->sg)) < 0)
+		ret->sg[0] = '\0';
+	if (sysfs_device_link(sys, a, "block", ret->block, sizeof(ret->block)) < 0) {
+		ret->block[0] = '\0';
+		return 0;
+	}
+	ret->sectors = block_sectors(sys, ret->block);
+	snprintf(rel, sizeof(rel), "/sys/class/block/%s/holders", ret->block);
+	r = sysfs_open_dir(sys, rel, &d);
+	if (r < 0 || !d)
+		return r == -ENOMEM ? r : 0;
+	while ((de = readdir(d))) {
+		char uuid[160];
+
+		if (strncmp(de->d_name, "dm-", 3) != 0 ||
+		    sysfs_read(sys, uuid, sizeof(uuid), "/sys/class/block/%s/dm/uuid", de->d_name) <
+			    0 ||
+		    strncmp(uuid, "mpath-", 6) != 0)
+			continue;
+		snprintf(ret->map_dev, sizeof(ret->map_dev), "%s", de->d_name);
+		if (sysfs_read(sys, ret->map, sizeof(ret->map), "/sys/class/block/%s/dm/name",
+			       de->d_name) < 0)
+			snprintf(ret->map, sizeof(ret->map), "%s", de->d_name);
+		ret->map_sectors = block_sectors(sys, de->d_name);
+		break;
+	}
+	closedir(d);
+	return 0;
+}
+
+bool multipathd_running(const struct sysfs_ctx *sys)
+{
+	char buf[32], *end;
+	long pid;
+
+	if (sysfs_read(sys, buf, sizeof(buf), "/run/multipathd.pid") < 0)
+		return false;
+	pid = strtol(buf, &end, 10);
+	if (end == buf || pid <= 0)
+		return false;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int map_in_use(const struct sysfs_ctx *sys, const char *map_dev, char *why, size_t len)
+{
+	struct inuse_nodes nodes;
+	int r;
+
+	r = inuse_block_collect(sys, map_dev, &nodes);
+	if (r < 0) {
+		snprintf(why, len, "cannot list the nodes of /dev/%s: %s", map_dev, strerror(-r));
+		return r;
+	}
+	r = inuse_check(sys, &nodes, why, len);
+	inuse_nodes_free(&nodes);
+	return r;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Runs a tool with its output in @why, bounded: 0 when it exits 0, -EIO
+ * when it fails, -ETIMEDOUT (killed), -ENOENT (not installed). */
+static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_t len)
+{
+	uint64_t end = now_ms() + (uint64_t)timeout_s * 1000;
+	size_t used = 0;
+	int fds[2], status, r = 0;
+	pid_t pid;
+
+	if (len)
+		why[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		uint64_t now = now_ms();
+		char buf[256];
+		ssize_t n;
+
+		if (now >= end) {
+			kill(pid, SIGKILL);
+			r = -ETIMEDOUT;
+			break;
+		}
+		if (poll(&p, 1, (int)(end - now)) <= 0)
+			continue;
+		n = read(fds[0], buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n && used + 1 < len; i++)
+			why[used++] = buf[i] == '\n' ? ' ' : buf[i];
+		if (len)
+			why[used] = '\0';
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return r;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return -ENOENT;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int map_flush(const char *map, unsigned int timeout_s, char *why, size_t len)
+{
+	char *mp[] = { "multipath", "-f", (char *)map, NULL };
+	char *dm[] = { "dmsetup", "remove", "--retry", (char *)map, NULL };
+	int r = -EIO;
+
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (attempt)
+			sleep(1);
+		r = run_tool(mp, timeout_s, why, len);
+		if (r == -ENOENT)
+			r = run_tool(dm, timeout_s, why, len);
+		if (r == 0 || r == -ENOENT)
+			return r;
+	}
+	return r == -EIO ? -EBUSY : r;
+}
+
+int map_resize(const char *map, unsigned int timeout_s, char *why, size_t len)
+{
+	char *argv[] = { "multipathd", "resize", "map", (char *)map, NULL };
+	int r = run_tool(argv, timeout_s, why, len);
+
+	/* multipathd answers "fail" with exit status 0 in older versions. */
+	if (r == 0 && strncmp(why, "fail", 4) == 0)
+		return -EIO;
+	return r;
+}
