@@ -12,6 +12,7 @@
 #include "handler.h"
 #include "kflags.h"
 #include "scan.h"
+#include "volops.h"
 
 /* The version of the JSON that scsi-scan prints (scsi-scan(8), JSON
  * OUTPUT): raised when a field changes meaning or goes away, not when one
@@ -208,6 +209,49 @@ void output_explain_text(FILE *f, const struct scan_report *rep);
  * @member: @value}.
  */
 json_object *output_json_document(const char *kind, const char *member, json_object *value);
+
+/**
+ * output_volume_text() - a volume's paths as they are: one line a path with
+ *	its H:C:T:L, sd and sg nodes, state and transport entry, then its wwid
+ *	and map
+ * @f: where to print
+ * @address: the volume's address in words (volume_address_text())
+ * @paths: the paths
+ * @dev: each path's devices
+ * @n: how many
+ */
+void output_volume_text(FILE *f, const char *address, const struct volume_path *paths,
+			const struct path_devices *dev, size_t n);
+
+/**
+ * output_volume_json() - a volume's paths as JSON
+ * @address: the volume's address in words
+ * @paths: the paths
+ * @dev: each path's devices
+ * @n: how many
+ *
+ * Return: {"address", "paths": [{"hctl", "lun_hex", "attached", "state",
+ * "transport_entry", "transport_state", "block", "sg", "wwid", "sectors",
+ * "map", "map_device"}], "attached": N}.
+ */
+json_object *output_volume_json(const char *address, const struct volume_path *paths,
+				const struct path_devices *dev, size_t n);
+
+/**
+ * output_steps_text() - an operation's steps, one line each
+ * @f: where to print
+ * @s: the steps
+ */
+void output_steps_text(FILE *f, const struct volume_steps *s);
+
+/**
+ * output_steps_json() - an operation's steps as a JSON array
+ * @s: the steps
+ *
+ * Return: [{"step", "object", "result", "why", "sectors_before",
+ * "sectors_after"}].
+ */
+json_object *output_steps_json(const struct volume_steps *s);
 
 /**
  * output_scan_json() - a scan report as JSON

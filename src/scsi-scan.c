@@ -15,13 +15,22 @@
 
 #include "luns.h"
 #include "output.h"
+#include "paths.h"
 #include "quirks.h"
 #include "resize.h"
 #include "scan.h"
 #include "settle.h"
 #include "sysfs.h"
+#include "volops.h"
+#include "volume.h"
 
 #define EXIT_USAGE 2
+/* A volume attached on some of its paths, not all. */
+#define EXIT_PARTIAL 3
+/* How long an attach waits for block devices and the map, by default. */
+#define DEVICE_TIMEOUT_DEFAULT 30
+/* Bound on each multipath, multipathd or dmsetup run. */
+#define TOOL_TIMEOUT 30
 /* wait's bound by default: udev's own settle waits as long. */
 #define SETTLE_WAIT_DEFAULT 180
 /* Marks a word that getopt must not take for options ("-:0:1"). */
@@ -58,11 +67,22 @@ static int mark_selectors(int argc, char **argv)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: scsi-scan [scan] [OPTIONS] [SELECTOR...]\n"
-	      "       scsi-scan --resize [--json] [SELECTOR...]\n"
-	      "       scsi-scan list [--json] [-v] [SELECTOR...]\n"
-	      "       scsi-scan explain SELECTOR\n"
+	fputs("Usage: scsi-scan [scan] [OPTIONS] [SELECTOR...|ADDRESS]\n"
+	      "       scsi-scan --resize [--json] [SELECTOR...|ADDRESS]\n"
+	      "       scsi-scan list [--json] [-v] [SELECTOR...|ADDRESS]\n"
+	      "       scsi-scan explain SELECTOR|ADDRESS\n"
+	      "       scsi-scan detach [-n] [--force] [--json] ADDRESS\n"
+	      "       scsi-scan release [--json] ADDRESS\n"
 	      "       scsi-scan wait [--timeout SECS] [-v]\n"
+	      "\n"
+	      "ADDRESS names a volume by what stays the same, on every path (every\n"
+	      "session, remote port or end device that reaches its target, on every host):\n"
+	      "  --iscsi-target IQN [--tpgt N] | --port-name WWPN | --sas-address ADDR,\n"
+	      "  each with --lun N; or --wwid WWID for a volume that is attached.\n"
+	      "With an address, scan attaches that LUN on every path and nothing else of\n"
+	      "those targets, then waits (--device-timeout) for each path's block device\n"
+	      "and, when multipathd runs, for the map that claims them; detach flushes\n"
+	      "the map, deletes every path and holds the volume out until release.\n"
 	      "\n"
 	      "Attach the LUNs of SCSI targets through sysfs, as the kernel's own scan\n"
 	      "would, steered by the quirk database (scsi-quirks.d(5)). SELECTOR is hostN\n"
@@ -107,6 +127,9 @@ static void usage(FILE *f)
 	      "      --time-limit SECS  bound on the whole run (default none); hosts not\n"
 	      "                         reached by then fail\n"
 	      "      --wait             wait for a host another scan holds, instead of failing\n"
+	      "      --device-timeout SECS\n"
+	      "                         with an ADDRESS, how long scan waits for the block\n"
+	      "                         devices and the map, 0-3600 (default 30)\n"
 	      "  -h, --help             this text\n"
 	      "      --version          the version\n"
 	      "\n"
@@ -114,7 +137,9 @@ static void usage(FILE *f)
 	      "(the settle point; also reached when the kernel scans by itself).\n"
 	      "\n"
 	      "Exit status: 0 all done, 1 a host, target or LUN failed or was kept in\n"
-	      "use (each named on stderr), or wait timed out, 2 usage error.\n"
+	      "use (each named on stderr), wait timed out, or no path of an ADDRESS was\n"
+	      "attached (or detached), 2 usage error, 3 some paths of an ADDRESS, not\n"
+	      "all.\n"
 	      "See scsi-scan(8).\n",
 	      f);
 }
@@ -125,6 +150,8 @@ enum command {
 	CMD_EXPLAIN,
 	CMD_RESIZE,
 	CMD_WAIT,
+	CMD_DETACH,
+	CMD_RELEASE,
 };
 
 /* Whether @path is a directory; errno says why not. */
@@ -150,6 +177,10 @@ struct options {
 	const char *sysroot;
 	const char *timeout;
 	struct scan_options scan;
+	/* a volume's address instead of selectors */
+	bool has_address;
+	struct volume_address address;
+	unsigned int device_timeout;
 };
 
 /* Seconds for a scan bound: 0 (none) to a day. */
@@ -420,8 +451,10 @@ static json_object *explain_devices(struct sysfs_ctx *sys, struct quirk_db *db,
 	return all;
 }
 
+/* @ret_json: with --json, the scan's document is handed over there
+ * instead of printed (an attach by address prints it with the volume). */
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
-		    struct selector *sel, int nsel, bool explain)
+		    struct selector *sel, int nsel, bool explain, json_object **ret_json)
 {
 	struct scan_ctx ctx = { .sys = sys, .db = db, .opt = o->scan };
 	struct scan_report rep = { 0 };
@@ -451,6 +484,8 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 		json_object_object_add(root, "devices", explain_devices(sys, db, sel, nsel, NULL));
 		print_json(root);
+	} else if (o->json && ret_json) {
+		*ret_json = output_scan_json(&rep);
 	} else if (o->json) {
 		print_json(output_scan_json(&rep));
 	} else if (explain) {
@@ -523,6 +558,220 @@ static int cmd_wait(const struct options *o, struct sysfs_ctx *sys, unsigned int
 	return EXIT_FAILURE;
 }
 
+/* The selectors of a volume's paths: H:C:T:L with a LUN, else H:C:T. */
+static struct selector *path_selectors(const struct volume_address *a,
+				       const struct volume_path *paths, size_t n)
+{
+	struct selector *sel = calloc(n + 1, sizeof(*sel));
+
+	for (size_t i = 0; sel && i < n; i++)
+		sel[i] = (struct selector){ (int)paths[i].addr.host, (int)paths[i].addr.channel,
+					    (int)paths[i].addr.id,
+					    a->lun_set || a->transport == DISCOVER_PROBE,
+					    paths[i].addr.lun };
+	return sel;
+}
+
+/* Scan with an address: that LUN on every path, then its devices. */
+static int cmd_attach(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
+		      const struct volume_path *paths, size_t n, const char *address)
+{
+	struct selector *sel = path_selectors(&o->address, paths, n);
+	json_object *scan_json = NULL;
+	struct path_devices *dev = NULL;
+	size_t attached = 0;
+	int ret, r;
+
+	if (!sel)
+		return EXIT_FAILURE;
+	ret = cmd_scan(o, sys, db, sel, (int)n, false, &scan_json);
+	free(sel);
+	if (!o->address.lun_set || o->scan.dry_run) {
+		if (scan_json)
+			print_json(scan_json);
+		return ret;
+	}
+	r = volume_wait_devices(sys, paths, n, o->device_timeout * 1000, &dev);
+	if (r < 0 && r != -ETIMEDOUT) {
+		fprintf(stderr, "scsi-scan: %s: cannot read its paths: %s\n", address,
+			strerror(-r));
+		json_object_put(scan_json);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < n; i++)
+		attached += dev[i].attached;
+	if (scan_json) {
+		json_object_object_add(scan_json, "volume",
+				       output_volume_json(address, paths, dev, n));
+		print_json(scan_json);
+	} else {
+		output_volume_text(stdout, address, paths, dev, n);
+	}
+	if (r == -ETIMEDOUT)
+		fprintf(stderr, "scsi-scan: %s: after %u s, a path has no block device yet%s\n",
+			address, o->device_timeout,
+			multipathd_running(sys) ? ", or no multipath map holds the paths" : "");
+	free(dev);
+	if (!attached) {
+		fprintf(stderr, "scsi-scan: %s: attached on none of its %zu path(s)\n", address, n);
+		return EXIT_FAILURE;
+	}
+	if (attached < n) {
+		fprintf(stderr, "scsi-scan: %s: attached on %zu of its %zu path(s)\n", address,
+			attached, n);
+		return EXIT_PARTIAL;
+	}
+	return ret == EXIT_SUCCESS && r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static void print_steps(const struct options *o, const char *kind, const char *address,
+			const struct volume_steps *s)
+{
+	json_object *doc;
+
+	if (!o->json) {
+		output_steps_text(stdout, s);
+		return;
+	}
+	doc = output_json_document(kind, "steps", output_steps_json(s));
+	json_object_object_add(doc, "address", json_object_new_string(address));
+	print_json(doc);
+}
+
+/* The hold-out keys of a target address's paths: one per path. */
+static struct holdout_key *address_keys(const struct volume_address *a, size_t n)
+{
+	struct holdout_key *keys = calloc(n + 1, sizeof(*keys));
+
+	for (size_t i = 0; keys && i < n; i++)
+		volume_holdout_key(a, &keys[i]);
+	return keys;
+}
+
+static int cmd_detach(const struct options *o, struct sysfs_ctx *sys,
+		      const struct volume_path *paths, const struct holdout_key *keys, size_t n,
+		      const char *address)
+{
+	struct volume_detach_options opt = { .dry_run = o->scan.dry_run,
+					     .force = o->scan.force,
+					     .tool_timeout = TOOL_TIMEOUT };
+	struct volume_steps steps;
+	char reason[400];
+	time_t now = time(NULL);
+	char when[64];
+	int r;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
+	snprintf(reason, sizeof(reason), "%s, detached by scsi-scan on %s", address, when);
+	opt.reason = reason;
+	r = volume_detach(sys, paths, keys, n, &opt, &steps);
+	print_steps(o, "detach", address, &steps);
+	volume_steps_free(&steps);
+	if (r == -EBUSY) {
+		fprintf(stderr,
+			"scsi-scan: %s: in use, or its map could not be flushed: not detached%s\n",
+			address, o->scan.force ? "" : " (--force goes on anyway)");
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		fprintf(stderr, "scsi-scan: %s: %s\n", address,
+			r == -EIO ? "a path could not be deleted" : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int cmd_release(const struct options *o, struct sysfs_ctx *sys,
+		       const struct holdout_key *keys, size_t n, const char *address)
+{
+	struct volume_steps steps;
+	int r = volume_release(sys, keys, n, &steps);
+
+	print_steps(o, "release", address, &steps);
+	volume_steps_free(&steps);
+	if (r == -ENOENT) {
+		fprintf(stderr, "scsi-scan: %s: not held out\n", address);
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		fprintf(stderr, "scsi-scan: %s: %s\n", address, strerror(-r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int cmd_volume_resize(const struct options *o, struct sysfs_ctx *sys,
+			     const struct volume_path *paths, size_t n, const char *address)
+{
+	struct volume_steps steps;
+	int r = volume_resize(sys, paths, n, TOOL_TIMEOUT, &steps);
+
+	print_steps(o, "resize", address, &steps);
+	volume_steps_free(&steps);
+	if (r < 0) {
+		fprintf(stderr, "scsi-scan: %s: %s\n", address,
+			r == -EIO ? "a path or its map was not resized" : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Every command with an address: its paths first. */
+static int run_address(const struct options *o, enum command cmd, struct sysfs_ctx *sys,
+		       struct quirk_db *db)
+{
+	struct volume_path *paths = NULL;
+	struct holdout_key *keys = NULL;
+	struct selector *sel = NULL;
+	char address[ISCSI_NAME_MAX + 64];
+	size_t n = 0;
+	int r, ret = EXIT_FAILURE;
+
+	volume_address_text(&o->address, address, sizeof(address));
+	r = volume_resolve(sys, &o->address, &paths, &n,
+			   o->address.transport == DISCOVER_PROBE ? &keys : NULL);
+	if (r < 0) {
+		fprintf(stderr, "scsi-scan: %s: cannot find its paths: %s\n", address,
+			strerror(-r));
+		return EXIT_FAILURE;
+	}
+	if (!n) {
+		fprintf(stderr, "scsi-scan: %s: %s\n", address,
+			o->address.transport == DISCOVER_PROBE
+				? "no attached LUN has that wwid"
+				: "no host reaches that target (no session, remote port or end "
+				  "device names it)");
+		goto out;
+	}
+	if (!keys && o->address.lun_set)
+		keys = address_keys(&o->address, n);
+	if (cmd == CMD_DETACH || cmd == CMD_RELEASE) {
+		if (!keys)
+			goto out;
+		ret = cmd == CMD_DETACH ? cmd_detach(o, sys, paths, keys, n, address)
+					: cmd_release(o, sys, keys, n, address);
+		goto out;
+	}
+	if (cmd == CMD_RESIZE) {
+		ret = cmd_volume_resize(o, sys, paths, n, address);
+		goto out;
+	}
+	if (cmd == CMD_SCAN) {
+		ret = cmd_attach(o, sys, db, paths, n, address);
+		goto out;
+	}
+	sel = path_selectors(&o->address, paths, n);
+	if (!sel)
+		goto out;
+	ret = cmd == CMD_LIST ? cmd_list(o, sys, db, sel, (int)n)
+			      : cmd_scan(o, sys, db, sel, (int)n, true, NULL);
+out:
+	free(sel);
+	free(paths);
+	free(keys);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -543,6 +792,13 @@ int main(int argc, char **argv)
 		OPT_VERSION,
 		OPT_DRY_RUN,
 		OPT_VERBOSE,
+		OPT_ISCSI_TARGET,
+		OPT_TPGT,
+		OPT_PORT_NAME,
+		OPT_SAS_ADDRESS,
+		OPT_LUN,
+		OPT_WWID,
+		OPT_DEVICE_TIMEOUT,
 	};
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -562,6 +818,13 @@ int main(int argc, char **argv)
 		{ "target-timeout", required_argument, NULL, OPT_TARGET_TIMEOUT },
 		{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "iscsi-target", required_argument, NULL, OPT_ISCSI_TARGET },
+		{ "tpgt", required_argument, NULL, OPT_TPGT },
+		{ "port-name", required_argument, NULL, OPT_PORT_NAME },
+		{ "sas-address", required_argument, NULL, OPT_SAS_ADDRESS },
+		{ "lun", required_argument, NULL, OPT_LUN },
+		{ "wwid", required_argument, NULL, OPT_WWID },
+		{ "device-timeout", required_argument, NULL, OPT_DEVICE_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -569,25 +832,33 @@ int main(int argc, char **argv)
 	struct options o = { .scan = { .inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
 				       .report_luns_timeout = SCAN_REPORT_LUNS_TIMEOUT,
 				       .host_timeout = SCAN_HOST_TIMEOUT_DEFAULT,
-				       .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT } };
+				       .target_timeout = SCAN_TARGET_TIMEOUT_DEFAULT },
+			     .address = { .tpgt = -1 },
+			     .device_timeout = DEVICE_TIMEOUT_DEFAULT };
 #define BIT(opt) (1ull << ((opt)-OPT_REMOVE))
 	/* Which options each command takes; any other is a usage error. */
 	static const uint64_t database =
 		BIT(OPT_QUIRKS_DIR) | BIT(OPT_QUIRKS_FILE) | BIT(OPT_QUIRKS_IMAGE);
 	static const uint64_t bounds = BIT(OPT_TIMEOUT) | BIT(OPT_HOST_TIMEOUT) |
 				       BIT(OPT_TARGET_TIMEOUT) | BIT(OPT_TIME_LIMIT);
+	static const uint64_t address = BIT(OPT_ISCSI_TARGET) | BIT(OPT_TPGT) | BIT(OPT_PORT_NAME) |
+					BIT(OPT_SAS_ADDRESS) | BIT(OPT_LUN) | BIT(OPT_WWID);
 	static const struct {
 		const char *name;
 		uint64_t takes;
 	} commands[] = {
 		[CMD_SCAN] = { "scan", ~0ull & ~BIT(OPT_RESIZE) },
-		[CMD_LIST] = { "list",
-			       database | BIT(OPT_JSON) | BIT(OPT_VERBOSE) | BIT(OPT_SYSFS) },
-		[CMD_EXPLAIN] = { "explain", database | bounds | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
-						     BIT(OPT_DRY_RUN) | BIT(OPT_SYSFS) },
-		[CMD_RESIZE] = { "--resize", BIT(OPT_RESIZE) | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
+		[CMD_LIST] = { "list", database | address | BIT(OPT_JSON) | BIT(OPT_VERBOSE) |
+					       BIT(OPT_SYSFS) },
+		[CMD_EXPLAIN] = { "explain", database | bounds | address | BIT(OPT_JSON) |
+						     BIT(OPT_VERBOSE) | BIT(OPT_DRY_RUN) |
 						     BIT(OPT_SYSFS) },
+		[CMD_RESIZE] = { "--resize", address | BIT(OPT_RESIZE) | BIT(OPT_JSON) |
+						     BIT(OPT_VERBOSE) | BIT(OPT_SYSFS) },
 		[CMD_WAIT] = { "wait", BIT(OPT_TIMEOUT) | BIT(OPT_VERBOSE) | BIT(OPT_SYSFS) },
+		[CMD_DETACH] = { "detach", address | BIT(OPT_DRY_RUN) | BIT(OPT_FORCE) |
+						   BIT(OPT_JSON) | BIT(OPT_SYSFS) },
+		[CMD_RELEASE] = { "release", address | BIT(OPT_JSON) | BIT(OPT_SYSFS) },
 	};
 	enum command cmd = CMD_SCAN;
 	uint64_t given = 0, stray;
@@ -692,6 +963,77 @@ int main(int argc, char **argv)
 		case OPT_WAIT:
 			o.scan.lock_wait = true;
 			break;
+		case OPT_ISCSI_TARGET:
+		case OPT_PORT_NAME:
+		case OPT_SAS_ADDRESS: {
+			enum discover_transport tr = c == OPT_ISCSI_TARGET ? DISCOVER_ISCSI
+						     : c == OPT_PORT_NAME  ? DISCOVER_FC
+									   : DISCOVER_SAS;
+
+			if (volume_address_set_target(&o.address, tr, optarg) < 0) {
+				fprintf(stderr, "scsi-scan: --%s %s: %s\n",
+					c == OPT_ISCSI_TARGET ? "iscsi-target"
+					: c == OPT_PORT_NAME  ? "port-name"
+							      : "sas-address",
+					optarg,
+					tr == DISCOVER_ISCSI
+						? "not an iSCSI name (iqn., eui. or naa.)"
+						: "not 16 hex digits (0x and ':' allowed)");
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case OPT_TPGT: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno || v > 65535) {
+				fputs("scsi-scan: --tpgt takes 0-65535\n", stderr);
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			o.address.tpgt = v;
+			break;
+		}
+		case OPT_LUN: {
+			struct selector one;
+			char text[64];
+
+			snprintf(text, sizeof(text), "0:0:0:%s", optarg);
+			if (strlen(optarg) > 20 || selector_parse(text, &one) < 0 || !one.lun_set ||
+			    !lun_scan_writable(one.lun)) {
+				fprintf(stderr,
+					"scsi-scan: --lun %s: not a LUN the scan file takes\n",
+					optarg);
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			o.address.lun_set = true;
+			o.address.lun = one.lun;
+			break;
+		}
+		case OPT_WWID:
+			if (volume_address_set_wwid(&o.address, optarg) < 0) {
+				fputs("scsi-scan: --wwid takes a wwid such as naa.6001405...\n",
+				      stderr);
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_DEVICE_TIMEOUT: {
+			unsigned int v;
+
+			if (parse_bound(optarg, &v) < 0 || v > 3600) {
+				fputs("scsi-scan: --device-timeout takes 0-3600 seconds\n", stderr);
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
+			o.device_timeout = v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			free(o.dirs);
@@ -717,8 +1059,11 @@ int main(int argc, char **argv)
 		cmd = CMD_EXPLAIN;
 		args++;
 		nargs--;
-		if (nargs != 1) {
-			fputs("scsi-scan: explain takes one selector, e.g. 0:0:1\n", stderr);
+		if (nargs != 1 &&
+		    !(nargs == 0 && (given & (BIT(OPT_ISCSI_TARGET) | BIT(OPT_PORT_NAME) |
+					      BIT(OPT_SAS_ADDRESS) | BIT(OPT_WWID))))) {
+			fputs("scsi-scan: explain takes one selector, e.g. 0:0:1, or an address\n",
+			      stderr);
 			goto out;
 		}
 	} else if (nargs && strcmp(args[0], "wait") == 0) {
@@ -732,6 +1077,37 @@ int main(int argc, char **argv)
 	} else if (nargs && strcmp(args[0], "scan") == 0) {
 		args++;
 		nargs--;
+	} else if (nargs && (strcmp(args[0], "detach") == 0 || strcmp(args[0], "release") == 0)) {
+		cmd = args[0][0] == 'd' ? CMD_DETACH : CMD_RELEASE;
+		args++;
+		nargs--;
+	}
+	{
+		uint64_t targets = !!(given & BIT(OPT_ISCSI_TARGET)) +
+				   !!(given & BIT(OPT_PORT_NAME)) +
+				   !!(given & BIT(OPT_SAS_ADDRESS)) + !!(given & BIT(OPT_WWID));
+		const char *bad = NULL;
+
+		o.has_address = targets > 0;
+		if (targets > 1)
+			bad = "give one of --iscsi-target, --port-name, --sas-address and --wwid";
+		else if ((given & BIT(OPT_TPGT)) && !(given & BIT(OPT_ISCSI_TARGET)))
+			bad = "--tpgt goes with --iscsi-target";
+		else if ((given & BIT(OPT_LUN)) && (!targets || (given & BIT(OPT_WWID))))
+			bad = "--lun goes with --iscsi-target, --port-name or --sas-address";
+		else if ((given & BIT(OPT_DEVICE_TIMEOUT)) && !targets)
+			bad = "--device-timeout goes with an address";
+		else if (o.has_address && nargs)
+			bad = "an address and selectors do not go together";
+		else if ((cmd == CMD_DETACH || cmd == CMD_RELEASE) &&
+			 (!o.has_address || nargs ||
+			  (o.address.transport != DISCOVER_PROBE && !o.address.lun_set)))
+			bad = "detach and release take one volume: an address with --lun, or "
+			      "--wwid";
+		if (bad) {
+			fprintf(stderr, "scsi-scan: %s\n", bad);
+			goto out;
+		}
 	}
 	if (o.resize && cmd != CMD_SCAN) {
 		fprintf(stderr, "scsi-scan: --resize does not go with %s\n", commands[cmd].name);
@@ -765,8 +1141,8 @@ int main(int argc, char **argv)
 		}
 		o.scan.inquiry_timeout = o.scan.report_luns_timeout = (unsigned int)t;
 	}
-	if (o.scan.force && !o.scan.remove) {
-		fputs("scsi-scan: --force only goes with --remove\n", stderr);
+	if (o.scan.force && !o.scan.remove && cmd != CMD_DETACH) {
+		fputs("scsi-scan: --force only goes with --remove or detach\n", stderr);
 		goto out;
 	}
 	if (parse_selectors(args, nargs, &sel, &nsel) < 0) {
@@ -785,16 +1161,19 @@ int main(int argc, char **argv)
 		ret = sys ? cmd_wait(&o, sys, wait_timeout) : EXIT_FAILURE;
 		goto out;
 	}
-	/* A rescan for the capacity needs no quirk database. */
-	db = o.resize ? NULL : load_quirks(&o);
-	if (!sys || (!db && !o.resize))
+	/* A rescan for the capacity, a detach or a release needs no quirk
+	 * database. */
+	db = o.resize || cmd == CMD_DETACH || cmd == CMD_RELEASE ? NULL : load_quirks(&o);
+	if (!sys || (!db && !o.resize && cmd != CMD_DETACH && cmd != CMD_RELEASE))
 		goto out;
-	if (cmd == CMD_RESIZE)
+	if (o.has_address)
+		ret = run_address(&o, cmd, sys, db);
+	else if (cmd == CMD_RESIZE)
 		ret = cmd_resize(&o, sys, sel, nsel);
 	else if (cmd == CMD_LIST)
 		ret = cmd_list(&o, sys, db, sel, nsel);
 	else
-		ret = cmd_scan(&o, sys, db, sel, nsel, cmd == CMD_EXPLAIN);
+		ret = cmd_scan(&o, sys, db, sel, nsel, cmd == CMD_EXPLAIN, NULL);
 out:
 	if (nargs)
 		free(sel);

@@ -1128,3 +1128,125 @@ json_object *output_suggestion_json(const struct quirk_suggestion *s, const char
 	json_object_object_add(o, "entry", entry ? output_json_string(entry) : NULL);
 	return o;
 }
+
+void output_volume_text(FILE *f, const char *address, const struct volume_path *paths,
+			const struct path_devices *dev, size_t n)
+{
+	const char *wwid = "", *map = "", *map_dev = "";
+	size_t attached = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		attached += dev[i].attached;
+		if (!wwid[0] && dev[i].wwid[0])
+			wwid = dev[i].wwid;
+		if (!map[0] && dev[i].map[0]) {
+			map = dev[i].map;
+			map_dev = dev[i].map_dev;
+		}
+	}
+	fprintf(f, "%s: %zu of %zu path(s) attached\n", address, attached, n);
+	for (size_t i = 0; i < n; i++) {
+		char hctl[40], size[32] = "-";
+
+		scsi_addr_format(&dev[i].addr, hctl, sizeof(hctl));
+		if (dev[i].sectors >= 0)
+			output_size(dev[i].sectors, size, sizeof(size));
+		fprintf(f, "  %-14s %-6s %-6s %-10s %-10s %s %s%s%s\n", hctl,
+			dev[i].block[0] ? dev[i].block : "-", dev[i].sg[0] ? dev[i].sg : "-",
+			dev[i].attached ? dev[i].state : "absent", size,
+			paths[i].name[0] ? paths[i].name : "-", paths[i].state,
+			dev[i].map[0] ? " map " : "", dev[i].map);
+	}
+	fprintf(f, "  wwid %s\n", wwid[0] ? wwid : "-");
+	if (map[0])
+		fprintf(f, "  map %s (%s)\n", map, map_dev);
+}
+
+json_object *output_volume_json(const char *address, const struct volume_path *paths,
+				const struct path_devices *dev, size_t n)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	size_t attached = 0;
+
+	json_object_object_add(o, "address", output_json_string(address));
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_new_object();
+		char hctl[40], hex[24];
+
+		scsi_addr_format(&dev[i].addr, hctl, sizeof(hctl));
+		snprintf(hex, sizeof(hex), "0x%04" PRIx64, dev[i].addr.lun);
+		attached += dev[i].attached;
+		json_object_object_add(p, "hctl", output_json_string(hctl));
+		json_object_object_add(p, "lun_hex", output_json_string(hex));
+		json_object_object_add(p, "attached", json_object_new_boolean(dev[i].attached));
+		json_object_object_add(p, "state",
+				       dev[i].attached ? output_json_string(dev[i].state) : NULL);
+		json_object_object_add(p, "transport_entry",
+				       paths[i].name[0] ? output_json_string(paths[i].name) : NULL);
+		json_object_object_add(p, "transport_state",
+				       paths[i].state[0] ? output_json_string(paths[i].state)
+							 : NULL);
+		json_object_object_add(p, "block",
+				       dev[i].block[0] ? output_json_string(dev[i].block) : NULL);
+		json_object_object_add(p, "sg",
+				       dev[i].sg[0] ? output_json_string(dev[i].sg) : NULL);
+		json_object_object_add(p, "wwid",
+				       dev[i].wwid[0] ? output_json_string(dev[i].wwid) : NULL);
+		json_object_object_add(p, "sectors",
+				       dev[i].sectors >= 0 ? json_object_new_int64(dev[i].sectors)
+							   : NULL);
+		json_object_object_add(p, "map",
+				       dev[i].map[0] ? output_json_string(dev[i].map) : NULL);
+		json_object_object_add(p, "map_device",
+				       dev[i].map_dev[0] ? output_json_string(dev[i].map_dev)
+							 : NULL);
+		json_object_array_add(a, p);
+	}
+	json_object_object_add(o, "paths", a);
+	json_object_object_add(o, "attached", json_object_new_int64((int64_t)attached));
+	return o;
+}
+
+void output_steps_text(FILE *f, const struct volume_steps *s)
+{
+	for (size_t i = 0; i < s->count; i++) {
+		const struct volume_step *st = &s->v[i];
+		char sizes[96] = "";
+
+		if (st->before >= 0 || st->after >= 0) {
+			char b[32] = "?", a[32] = "?";
+
+			if (st->before >= 0)
+				output_size(st->before, b, sizeof(b));
+			if (st->after >= 0)
+				output_size(st->after, a, sizeof(a));
+			snprintf(sizes, sizeof(sizes), " %s -> %s", b, a);
+		}
+		fprintf(f, "%-11s %-8s %s%s%s%s\n", volume_step_kind_name(st->kind),
+			volume_step_result_name(st->result), st->what, sizes,
+			st->why[0] ? ": " : "", st->why);
+	}
+}
+
+json_object *output_steps_json(const struct volume_steps *s)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < s->count; i++) {
+		const struct volume_step *st = &s->v[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "step",
+				       output_json_string(volume_step_kind_name(st->kind)));
+		json_object_object_add(o, "object", output_json_string(st->what));
+		json_object_object_add(o, "result",
+				       output_json_string(volume_step_result_name(st->result)));
+		json_object_object_add(o, "why", st->why[0] ? output_json_string(st->why) : NULL);
+		json_object_object_add(o, "sectors_before",
+				       st->before >= 0 ? json_object_new_int64(st->before) : NULL);
+		json_object_object_add(o, "sectors_after",
+				       st->after >= 0 ? json_object_new_int64(st->after) : NULL);
+		json_object_array_add(a, o);
+	}
+	return a;
+}

@@ -214,7 +214,7 @@ static int64_t block_sectors(const struct sysfs_ctx *sys, const char *name)
 int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		      struct path_devices *ret)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], hctl[40], size[32], *end;
 	struct dirent *de;
 	DIR *d;
 	int r;
@@ -235,8 +235,15 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		ret->block[0] = '\0';
 		return 0;
 	}
-	ret->sectors = block_sectors(sys, ret->block);
-	snprintf(rel, sizeof(rel), "/sys/class/block/%s/holders", ret->block);
+	/* Under the device: sysfs has the disk there as well as in its class. */
+	scsi_addr_format(a, hctl, sizeof(hctl));
+	if (sysfs_read(sys, size, sizeof(size), "/sys/bus/scsi/devices/%s/block/%s/size", hctl,
+		       ret->block) > 0) {
+		long long v = strtoll(size, &end, 10);
+
+		ret->sectors = *end || v < 0 ? -1 : (int64_t)v;
+	}
+	snprintf(rel, sizeof(rel), "/sys/bus/scsi/devices/%s/block/%s/holders", hctl, ret->block);
 	r = sysfs_open_dir(sys, rel, &d);
 	if (r < 0 || !d)
 		return r == -ENOMEM ? r : 0;

@@ -165,11 +165,41 @@ size_t volume_paths(const struct volume_address *a, const struct volume_host *ho
 	return total;
 }
 
+/* The designator type as multipath and udev's scsi_id spell it: a digit
+ * for sysfs's "naa.", "eui.", "t10." prefix ("naa.6001..." is
+ * "36001..."). Return: the rest of @s, with @type set. */
+static const char *wwid_type(const char *s, char *type)
+{
+	static const struct {
+		const char *prefix;
+		char digit;
+	} types[] = { { "naa.", '3' }, { "eui.", '2' }, { "t10.", '1' } };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strncasecmp(s, types[i].prefix, 4) == 0) {
+			*type = types[i].digit;
+			return s + 4;
+		}
+	*type = *s;
+	return *s ? s + 1 : s;
+}
+
 bool volume_wwid_matches(const struct volume_address *a, const char *wwid)
 {
 	size_t n = trimmed(wwid);
+	const char *x, *y;
+	char tx, ty;
 
-	return a->wwid[0] && n == strlen(a->wwid) && strncasecmp(wwid, a->wwid, n) == 0;
+	if (!a->wwid[0])
+		return false;
+	if (n == strlen(a->wwid) && strncasecmp(wwid, a->wwid, n) == 0)
+		return true;
+	/* One written as sysfs has it, the other as multipath does. */
+	x = wwid_type(a->wwid, &tx);
+	y = wwid_type(wwid, &ty);
+	n -= (size_t)(y - wwid);
+	return n && tx == ty && n == strlen(x) && strncasecmp(x, y, n) == 0 &&
+	       (strchr(a->wwid, '.') != NULL) != (strchr(wwid, '.') != NULL);
 }
 
 void volume_address_text(const struct volume_address *a, char *buf, size_t len)

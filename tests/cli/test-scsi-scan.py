@@ -1499,6 +1499,197 @@ class Transports(ScanTest):
         t.run("--time-limit", "x", rc=2)
 
 
+class Volumes(ScanTest):
+    """A volume named by its target's stable address and LUN, or by wwid:
+    attached on every path and nothing else, listed, detached top-down and
+    held out, released."""
+
+    IQN = "iqn.2003-01.org.linux-iscsi.test:t1"
+
+    def two_paths(self, extra=""):
+        # t1 through two sessions (hosts 0 and 1), t2 on host 1 as target 1
+        lus = "".join(f"lu {h}:0:0:{n} vendor LIO-ORG wwid naa.60014050000000{n} sectors 2048\n"
+                      for h in (0, 1) for n in (0, 2, 5))
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536\n"
+                      "host 1 transport iscsi wlun refused max_lun 65536\n" + lus +
+                      "lu 1:0:1:2 vendor LIO-ORG wwid naa.6001405000000099 sectors 2048\n" +
+                      extra, hosts=(0, 1))
+        t.iscsi_session(0, 1, 0, self.IQN)
+        t.iscsi_session(1, 2, 0, self.IQN.upper().replace("IQN.", "iqn."), tpgt=1)
+        t.iscsi_session(1, 3, 1, "iqn.2003-01.org.linux-iscsi.test:t2")
+        return t
+
+    def test_attach_on_every_path_and_nothing_else(self):
+        t = self.two_paths()
+        r = t.json("--iscsi-target", self.IQN, "--lun", "2", "--device-timeout", "5", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:2", "1:0:0:2"])
+        v = r["volume"]
+        self.assertEqual(v["attached"], 2)
+        self.assertEqual(v["address"], f"iSCSI target {self.IQN} LUN 2")
+        self.assertEqual([p["hctl"] for p in v["paths"]], ["0:0:0:2", "1:0:0:2"])
+        self.assertEqual({p["wwid"] for p in v["paths"]}, {"naa.600140500000002"})
+        self.assertEqual([p["transport_entry"] for p in v["paths"]], ["session1", "session2"])
+        self.assertTrue(all(p["block"] and p["sg"] and p["sectors"] == 2048
+                            for p in v["paths"]))
+        self.assertEqual(v["paths"][0]["lun_hex"], "0x0002")
+        # text: one line a path, then the wwid
+        t2 = self.two_paths()
+        p = t2.run("--iscsi-target", self.IQN, "--lun", "5", rc=0)
+        self.assertRegex(p.stdout, r"2 of 2 path\(s\) attached")
+        self.assertRegex(p.stdout, r"0:0:0:5 +sd\w +sg\d+ +running .* session1 LOGGED_IN")
+        self.assertIn("wwid naa.600140500000005", p.stdout)
+
+    def test_portal_group_and_unknown_target(self):
+        t = self.two_paths()
+        p = t.run("--iscsi-target", self.IQN, "--tpgt", "2", "--lun", "2", rc=1)
+        self.assertIn("no host reaches that target", p.stderr)
+        self.assertEqual(t.devices(), [])
+        t.run("--iscsi-target", "target1", "--lun", "2", rc=2)
+        t.run("--tpgt", "1", rc=2)
+        t.run("--iscsi-target", self.IQN, "--wwid", "naa.1", rc=2)
+        t.run("--iscsi-target", self.IQN, "0:0:0", rc=2)
+        t.run("detach", "--iscsi-target", self.IQN, quirks=(), rc=2)
+        t.run("--wwid", "naa.1", "--lun", "2", rc=2)
+
+    def test_some_paths_missing(self):
+        # the second session failed: exit 3, the path named
+        t = self.two_paths()
+        t.write("sys/devices/platform/host1/session2/iscsi_session/session2/state", "FAILED\n")
+        r = t.run("--json", "--iscsi-target", self.IQN, "--lun", "2", "--device-timeout", "1",
+                  rc=3)
+        v = json.loads(r.stdout)["volume"]
+        self.assertEqual(v["attached"], 1)
+        self.assertEqual(v["paths"][1]["transport_state"], "FAILED")
+        self.assertIn("attached on 1 of its 2 path(s)", r.stderr)
+
+    def test_list_and_explain_by_address(self):
+        t = self.two_paths()
+        t.run(rc=0)
+        r = t.json("list", "--iscsi-target", self.IQN, "--lun", "5", rc=0)
+        self.assertEqual([d["hctl"] for d in r["devices"]], ["0:0:0:5", "1:0:0:5"])
+        r = t.json("list", "--wwid", "NAA.600140500000002", rc=0)
+        self.assertEqual([d["hctl"] for d in r["devices"]], ["0:0:0:2", "1:0:0:2"])
+        r = t.json("list", "--iscsi-target", "iqn.2003-01.org.linux-iscsi.test:t2", rc=0)
+        self.assertEqual([d["hctl"] for d in r["devices"]], ["1:0:1:2"])
+        r = t.json("explain", "--iscsi-target", self.IQN, rc=0)
+        self.assertEqual([x["target"] for h in r["hosts"] for x in h["targets"]],
+                         ["0:0:0", "1:0:0"])
+
+    def holdout_files(self, t):
+        d = os.path.join(t.root, "run/scsi-scan/holdout")
+        return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+    def test_detach_holds_out_and_release_brings_back(self):
+        t = self.two_paths()
+        t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        r = t.json("detach", "-n", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        self.assertEqual([(s["step"], s["result"]) for s in r["steps"]],
+                         [("check path", "done"), ("check path", "done"),
+                          ("hold out", "would"), ("delete path", "would"),
+                          ("delete path", "would")])
+        self.assertEqual(t.devices(), ["0:0:0:2", "1:0:0:2"])
+        self.assertEqual(self.holdout_files(t), [])
+        p = t.run("detach", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        self.assertRegex(p.stdout, r"delete path +done +0:0:0:2 sd\w")
+        self.assertEqual(t.devices(), [])
+        name = f"iscsi-{self.IQN}-lun-2.conf"
+        self.assertEqual(self.holdout_files(t), [name])
+        with open(os.path.join(t.root, "run/scsi-scan/holdout", name)) as f:
+            text = f.read()
+        self.assertIn(f'iscsi_target = "{self.IQN}"', text)
+        self.assertIn("exclude_luns = { 2 }", text)
+        # held out: no scan attaches it, whole-host ones included; LUN 5 is free
+        p = t.run("-v", rc=0)
+        self.assertIn("held out", p.stdout)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:5", "1:0:0:0", "1:0:0:5", "1:0:1:2"])
+        p = t.run("--iscsi-target", self.IQN, "--lun", "2", rc=1)
+        self.assertIn("attached on none of its 2 path(s)", p.stderr)
+        # released: it comes back
+        p = t.run("release", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        self.assertRegex(p.stdout, r"hold out +done")
+        self.assertEqual(self.holdout_files(t), [])
+        t.run("release", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=1)
+        t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        self.assertIn("1:0:0:2", t.devices())
+
+    def test_detach_by_wwid_and_in_use(self):
+        t = self.two_paths("lu 0:0:0:7 vendor LIO-ORG wwid naa.600140500000007 mounted /srv\n"
+                           "lu 1:0:0:7 vendor LIO-ORG wwid naa.600140500000007 sectors 8\n")
+        t.run(rc=0)
+        # in use on one path: refused before anything is done
+        p = t.run("detach", "--wwid", "naa.600140500000007", quirks=(), rc=1)
+        self.assertRegex(p.stdout, r"check path +refused +0:0:0:7 sd\w: /dev/sd\w is mounted")
+        self.assertIn("--force goes on anyway", p.stderr)
+        self.assertIn("0:0:0:7", t.devices())
+        self.assertIn("1:0:0:7", t.devices())
+        self.assertEqual(self.holdout_files(t), [])
+        # by wwid: every path, held out by the target's address
+        p = t.run("detach", "--wwid", "naa.600140500000005", quirks=(), rc=0)
+        self.assertNotIn("0:0:0:5", t.devices())
+        self.assertNotIn("1:0:0:5", t.devices())
+        self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN},1-lun-5.conf"])
+
+    def test_detach_flushes_the_map_first(self):
+        t = self.two_paths()
+        t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        bindir = os.path.join(t.root, "bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "multipath"), "w") as f:
+            f.write(f"#!/bin/sh\necho \"$@\" >> {t.root}/multipath.log\n"
+                    f"rm -rf {t.root}/sys/class/block/dm-3\n")
+        os.chmod(os.path.join(bindir, "multipath"), 0o755)
+        t.attrs("sys/class/block/dm-3", dev="253:3", size="2048")
+        t.attrs("sys/class/block/dm-3/dm", uuid="mpath-3600140500000002", name="mpatha")
+        for hctl in ("0:0:0:2", "1:0:0:2"):
+            blk = os.listdir(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block"))[0]
+            os.makedirs(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block/{blk}/"
+                                     "holders/dm-3"))
+        r = t.json("list", "--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        self.assertEqual(len(r["devices"]), 2)
+        env_path = bindir + ":" + os.environ["PATH"]
+        old = os.environ["PATH"]
+        os.environ["PATH"] = env_path
+        try:
+            r = t.json("detach", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        finally:
+            os.environ["PATH"] = old
+        self.assertEqual([(s["step"], s["result"], s["object"].split()[0])
+                          for s in r["steps"]],
+                         [("check map", "done", "mpatha"), ("hold out", "done", "/run/scsi-scan"
+                                                            "/holdout/iscsi-" + self.IQN +
+                                                            "-lun-2.conf"),
+                          ("flush map", "done", "mpatha"), ("delete path", "done", "0:0:0:2"),
+                          ("delete path", "done", "1:0:0:2")])
+        with open(os.path.join(t.root, "multipath.log")) as f:
+            self.assertEqual(f.read(), "-f mpatha\n")
+        self.assertEqual(t.devices(), [])
+
+    def test_fc_and_sas_addresses_on_several_hosts(self):
+        wwpn = "0x50060e8010000001"
+        t = self.tree("host 0 transport fc max_lun 65536\nhost 1 transport fc max_lun 65536\n"
+                      "lu 0:0:1:0\nlu 0:0:1:3\nlu 1:0:4:0\nlu 1:0:4:3\nlu 0:0:2:3\n",
+                      hosts=(0, 1))
+        # host 0 sees the array's port twice (two remote ports, one target id)
+        t.fc_rport(0, 0, 1, 1, state="Blocked", wwpn=wwpn)
+        t.fc_rport(0, 0, 2, 1, wwpn=wwpn)
+        t.fc_rport(0, 0, 3, 2, wwpn="0x50060e8010000002")
+        t.fc_rport(1, 0, 1, 4, wwpn="50:06:0e:80:10:00:00:01")
+        r = t.json("--port-name", "50:06:0E:80:10:00:00:01", "--lun", "3", "--device-timeout",
+                   "0", rc=1)
+        self.assertEqual(t.devices(), ["0:0:1:3", "1:0:4:3"])
+        self.assertEqual([(p["hctl"], p["transport_entry"]) for p in r["volume"]["paths"]],
+                         [("0:0:1:3", "rport-0:0-2"), ("1:0:4:3", "rport-1:0-1")])
+        t = self.tree("host 2 transport sas max_lun 65536\nhost 3 transport sas max_lun 65536\n"
+                      "lu 2:0:0:1 sectors 8\nlu 3:0:1:1 sectors 8\nlu 3:0:0:1 sectors 8\n",
+                      hosts=(2, 3))
+        t.sas_end_device(2, 0, 0, address="0x5000c500a1b20100")
+        t.sas_end_device(3, 0, 0, address="0x5000c500a1b20120")
+        t.sas_end_device(3, 1, 1, address="0x5000c500a1b20100")
+        r = t.json("--sas-address", "5000C500A1B20100", "--lun", "1", rc=0)
+        self.assertEqual(t.devices(), ["2:0:0:1", "3:0:1:1"])
+        self.assertEqual(r["volume"]["attached"], 2)
+
+
 class Hostile(ScanTest):
     def test_control_bytes_and_invalid_utf8(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"

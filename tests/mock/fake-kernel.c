@@ -422,6 +422,14 @@ static void make_disk(const char *dir, int n, long long sectors)
 	mkdir(sub, 0755);
 	snprintf(text, sizeof(text), "%lld\n", sectors);
 	put_file(sub, "size", text, strlen(text));
+	/* The disk in its class too, with its device number, as sysfs has it. */
+	snprintf(sub, sizeof(sub), "%s/sys/class/block", root);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/sys/class/block/sd%c", root, 'a' + n % 26);
+	mkdir(sub, 0755);
+	put_file(sub, "size", text, strlen(text));
+	snprintf(text, sizeof(text), "240:%d\n", 16 * n);
+	put_file(sub, "dev", text, strlen(text));
 }
 
 static void mount_disk(const char *dir, int n, const char *where)

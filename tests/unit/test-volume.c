@@ -354,6 +354,14 @@ static const struct wwid_case {
 	{ "naa.6001405ccaea5", "naa.6001405ccaea50000000000000000000", false },
 	{ "t10.ATA     QEMU HARDDISK", "t10.ATA     QEMU HARDDISK   ", true },
 	{ "t10.ATA QEMU HARDDISK", "t10.ATA     QEMU HARDDISK", false },
+	{ "36001405ccaea50000000000000000000", "naa.6001405ccaea50000000000000000000", true },
+	{ "36001405CCAEA50000000000000000000", "naa.6001405ccaea50000000000000000000\n", true },
+	{ "26001405ccaea5", "eui.6001405ccaea5", true },
+	{ "26001405ccaea5", "naa.6001405ccaea5", false },
+	{ "36001405ccaea5", "naa.6001405ccaea50", false },
+	{ "naa.6001405ccaea5", "36001405ccaea5", true },
+	{ "naa.6001405ccaea5", "naa.36001405ccaea5", false },
+	{ "3", "naa.", false },
 };
 
 START_TEST(test_wwid)

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * volops.c - a volume taken away, brought back, waited for and resized on
+ * all its paths.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "holdout.h"
+#include "hostlock.h"
+#include "idrecord.h"
+#include "inuse.h"
+#include "resize.h"
+#include "scan.h"
+#include "volops.h"
+
+void volume_steps_free(struct volume_steps *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->count = 0;
+}
+
+const char *volume_step_kind_name(enum volume_step_kind k)
+{
+	static const char *const names[] = {
+		[STEP_CHECK_MAP] = "check map",	    [STEP_CHECK_PATH] = "check path",
+		[STEP_HOLD_OUT] = "hold out",	    [STEP_FLUSH_MAP] = "flush map",
+		[STEP_DELETE_PATH] = "delete path", [STEP_RESIZE_PATH] = "resize path",
+		[STEP_RESIZE_MAP] = "resize map",
+	};
+
+	return (unsigned int)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+const char *volume_step_result_name(enum volume_step_result r)
+{
+	static const char *const names[] = {
+		[STEP_DONE] = "done",	  [STEP_WOULD] = "would",     [STEP_REFUSED] = "refused",
+		[STEP_FAILED] = "failed", [STEP_SKIPPED] = "skipped",
+	};
+
+	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+static struct volume_step *step_add(struct volume_steps *s, enum volume_step_kind kind,
+				    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static struct volume_step *step_add(struct volume_steps *s, enum volume_step_kind kind,
+				    const char *fmt, ...)
+{
+	struct volume_step *v = realloc(s->v, (s->count + 1) * sizeof(*v)), *st;
+	va_list ap;
+
+	if (!v)
+		return NULL;
+	s->v = v;
+	st = &v[s->count++];
+	memset(st, 0, sizeof(*st));
+	st->kind = kind;
+	st->before = st->after = -1;
+	va_start(ap, fmt);
+	vsnprintf(st->what, sizeof(st->what), fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static void step_end(struct volume_step *st, int r, const char *why)
+{
+	st->result = r == 0 ? STEP_DONE : STEP_FAILED;
+	st->error = r;
+	if (why && why[0])
+		snprintf(st->why, sizeof(st->why), "%s", why);
+	else if (r < 0)
+		snprintf(st->why, sizeof(st->why), "%s", strerror(-r));
+}
+
+static bool same_key(const struct holdout_key *a, const struct holdout_key *b)
+{
+	return a->transport == b->transport && strcmp(a->target, b->target) == 0 &&
+	       a->tpgt == b->tpgt && strcmp(a->driver, b->driver) == 0 &&
+	       a->channel == b->channel && a->id == b->id && a->lun == b->lun;
+}
+
+/* Whether an earlier entry of @keys is the same as entry @i. */
+static bool key_repeats(const struct holdout_key *keys, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (same_key(&keys[k], &keys[i]))
+			return true;
+	return false;
+}
+
+/* Whether the map of @dev[i] came earlier in @dev. */
+static bool map_repeats(const struct path_devices *dev, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (dev[k].map[0] && strcmp(dev[k].map, dev[i].map) == 0)
+			return true;
+	return false;
+}
+
+static void unlock_all(int *locks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (locks[i] >= 0)
+			close(locks[i]);
+}
+
+/* The in-use checks that come before anything is done. Return: 0 go on,
+ * -EBUSY refused, -ENOMEM. */
+static int check_in_use(const struct sysfs_ctx *sys, const struct path_devices *dev, size_t n,
+			const struct volume_detach_options *opt, struct volume_steps *ret)
+{
+	int verdict = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct volume_step *st;
+		char why[512];
+		int r;
+
+		if (!dev[i].attached || (dev[i].map[0] && map_repeats(dev, i)))
+			continue;
+		if (dev[i].map[0]) {
+			st = step_add(ret, STEP_CHECK_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
+			r = map_in_use(sys, dev[i].map_dev, why, sizeof(why));
+		} else {
+			st = step_add(ret, STEP_CHECK_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
+				      dev[i].addr.channel, dev[i].addr.id,
+				      (unsigned long long)dev[i].addr.lun,
+				      dev[i].block[0] ? " " : "", dev[i].block);
+			r = device_in_use(sys, &dev[i].addr, why, sizeof(why));
+		}
+		if (!st)
+			return -ENOMEM;
+		if (r == 0) {
+			st->result = STEP_DONE;
+			snprintf(st->why, sizeof(st->why), "not in use");
+			continue;
+		}
+		snprintf(st->why, sizeof(st->why), "%s%s", why, opt->force ? "; forced" : "");
+		st->result = opt->force ? STEP_DONE : STEP_REFUSED;
+		if (!opt->force)
+			verdict = -EBUSY;
+	}
+	return verdict;
+}
+
+int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
+		  const struct holdout_key *keys, size_t n, const struct volume_detach_options *opt,
+		  struct volume_steps *ret)
+{
+	struct path_devices *dev = calloc(n + 1, sizeof(*dev));
+	int *locks = malloc((n + 1) * sizeof(*locks));
+	size_t nlocks = 0;
+	bool map_failed = false;
+	int r = 0, verdict = 0;
+
+	ret->v = NULL;
+	ret->count = 0;
+	if (!dev || !locks) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = path_devices_read(sys, &paths[i].addr, &dev[i]);
+	if (r == 0)
+		r = check_in_use(sys, dev, n, opt, ret);
+	if (r < 0)
+		goto out;
+	/* Held out first: a unit attention during the removal, or a scan
+	 * that waits for the host lock now, does not bring it back. */
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX], name[NAME_MAX + 1];
+		struct volume_step *st;
+
+		if (key_repeats(keys, i))
+			continue;
+		if (holdout_file_name(&keys[i], name, sizeof(name)) < 0)
+			snprintf(name, sizeof(name), "?");
+		st = step_add(ret, STEP_HOLD_OUT, "%s/%s", HOLDOUT_DIR, name);
+		if (!st) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (opt->dry_run) {
+			st->result = STEP_WOULD;
+			continue;
+		}
+		r = holdout_write(sys, &keys[i], opt->reason, path);
+		step_end(st, r, NULL);
+		if (r < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < n && !opt->dry_run; i++) {
+		bool locked = false;
+
+		for (size_t k = 0; k < i; k++)
+			locked |= paths[k].addr.host == paths[i].addr.host;
+		if (locked)
+			continue;
+		r = host_lock(sys, paths[i].addr.host, true, &locks[nlocks]);
+		if (r < 0)
+			goto out;
+		nlocks++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct volume_step *st;
+		char why[512];
+
+		if (!dev[i].map[0] || map_repeats(dev, i))
+			continue;
+		st = step_add(ret, STEP_FLUSH_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
+		if (!st) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (opt->dry_run) {
+			st->result = STEP_WOULD;
+			continue;
+		}
+		r = map_flush(dev[i].map, opt->tool_timeout, why, sizeof(why));
+		step_end(st, r, why);
+		if (r < 0) {
+			map_failed = true;
+			verdict = -EBUSY;
+		}
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct volume_step *st;
+		char why[512];
+		int u;
+
+		if (!dev[i].attached)
+			continue;
+		st = step_add(ret, STEP_DELETE_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
+			      dev[i].addr.channel, dev[i].addr.id,
+			      (unsigned long long)dev[i].addr.lun, dev[i].block[0] ? " " : "",
+			      dev[i].block);
+		if (!st) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (dev[i].map[0] && map_failed) {
+			st->result = STEP_SKIPPED;
+			snprintf(st->why, sizeof(st->why), "its map %s is still there", dev[i].map);
+			continue;
+		}
+		if (opt->dry_run) {
+			st->result = STEP_WOULD;
+			continue;
+		}
+		u = opt->force ? 0 : device_in_use(sys, &dev[i].addr, why, sizeof(why));
+		if (u != 0) {
+			st->result = STEP_REFUSED;
+			snprintf(st->why, sizeof(st->why), "%s", why);
+			verdict = verdict ? verdict : -EIO;
+			continue;
+		}
+		u = sysfs_delete(sys, &dev[i].addr);
+		step_end(st, u, NULL);
+		if (u == 0)
+			id_record_forget(sys, &dev[i].addr);
+		else
+			verdict = verdict ? verdict : -EIO;
+	}
+out:
+	if (locks)
+		unlock_all(locks, nlocks);
+	free(locks);
+	free(dev);
+	return r < 0 ? r : verdict;
+}
+
+int volume_release(const struct sysfs_ctx *sys, const struct holdout_key *keys, size_t n,
+		   struct volume_steps *ret)
+{
+	bool any = false;
+
+	ret->v = NULL;
+	ret->count = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct volume_step *st;
+		int r;
+
+		if (key_repeats(keys, i))
+			continue;
+		r = holdout_remove(sys, &keys[i], path);
+		st = step_add(ret, STEP_HOLD_OUT, "%s", path);
+		if (!st)
+			return -ENOMEM;
+		if (r == -ENOENT) {
+			st->result = STEP_SKIPPED;
+			snprintf(st->why, sizeof(st->why), "not held out");
+			continue;
+		}
+		step_end(st, r, NULL);
+		if (r < 0)
+			return r;
+		any = true;
+	}
+	return any ? 0 : -ENOENT;
+}
+
+static bool devices_ready(const struct path_devices *dev, size_t n, bool want_map)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!dev[i].attached)
+			continue;
+		if (!dev[i].block[0] || (want_map && !dev[i].map[0]))
+			return false;
+	}
+	return true;
+}
+
+int volume_wait_devices(const struct sysfs_ctx *sys, const struct volume_path *paths, size_t n,
+			unsigned int timeout_ms, struct path_devices **ret)
+{
+	const struct timespec step = { .tv_nsec = 50 * 1000000L };
+	struct path_devices *dev = calloc(n + 1, sizeof(*dev));
+	uint64_t end = scan_now_ms() + timeout_ms;
+	bool want_map = multipathd_running(sys);
+	int r = 0;
+
+	*ret = NULL;
+	if (!dev)
+		return -ENOMEM;
+	for (;;) {
+		for (size_t i = 0; i < n && r == 0; i++)
+			r = path_devices_read(sys, &paths[i].addr, &dev[i]);
+		if (r < 0) {
+			free(dev);
+			return r;
+		}
+		if (devices_ready(dev, n, want_map))
+			break;
+		if (scan_now_ms() >= end) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&step, NULL);
+	}
+	*ret = dev;
+	return r;
+}
+
+int volume_resize(const struct sysfs_ctx *sys, const struct volume_path *paths, size_t n,
+		  unsigned int tool_timeout, struct volume_steps *ret)
+{
+	struct path_devices *dev = calloc(n + 1, sizeof(*dev));
+	bool multipathd = multipathd_running(sys);
+	int verdict = 0, r = 0;
+
+	ret->v = NULL;
+	ret->count = 0;
+	if (!dev)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct resize_result rr;
+		struct volume_step *st;
+
+		r = path_devices_read(sys, &paths[i].addr, &dev[i]);
+		if (r < 0 || !dev[i].attached)
+			continue;
+		st = step_add(ret, STEP_RESIZE_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
+			      dev[i].addr.channel, dev[i].addr.id,
+			      (unsigned long long)dev[i].addr.lun, dev[i].block[0] ? " " : "",
+			      dev[i].block);
+		if (!st) {
+			r = -ENOMEM;
+			break;
+		}
+		if (lun_resize(sys, &paths[i].addr, &rr) < 0) {
+			step_end(st, -ENODEV, "gone");
+			verdict = -EIO;
+			continue;
+		}
+		st->before = rr.before;
+		st->after = rr.after;
+		if (rr.error == -ESTALE)
+			snprintf(st->why, sizeof(st->why), "remapped: %s", rr.remapped);
+		step_end(st, rr.error, st->why);
+		if (rr.error)
+			verdict = -EIO;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct volume_step *st;
+		char why[512];
+		int m;
+
+		if (!dev[i].map[0] || map_repeats(dev, i))
+			continue;
+		st = step_add(ret, STEP_RESIZE_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
+		if (!st) {
+			r = -ENOMEM;
+			break;
+		}
+		st->before = dev[i].map_sectors;
+		if (!multipathd) {
+			st->result = STEP_SKIPPED;
+			snprintf(st->why, sizeof(st->why),
+				 "multipathd does not run: the map keeps its size until it is "
+				 "reloaded");
+			continue;
+		}
+		m = map_resize(dev[i].map, tool_timeout, why, sizeof(why));
+		step_end(st, m, why);
+		if (m < 0)
+			verdict = -EIO;
+		path_devices_read(sys, &paths[i].addr, &dev[i]);
+		st->after = dev[i].map_sectors;
+	}
+	free(dev);
+	return r < 0 ? r : verdict;
+}
