@@ -116,16 +116,21 @@ int map_in_use(const struct sysfs_ctx *sys, const char *map_dev, char *why, size
 int map_flush(const char *map, unsigned int timeout_s, char *why, size_t len);
 
 /**
- * map_resize() - have multipathd take the paths' new size into the map
+ * map_resize() - take the paths' new size into the multipath map above them
+ * @sys: the path context
  * @map: the map's name
- * @timeout_s: bound
+ * @sectors: the paths' size now
+ * @timeout_s: bound on each tool run
  * @why: set to the tool's words when it fails
  * @len: size of @why
  *
- * "multipathd resize map MAP".
+ * "multipathd resize map MAP" when multipathd runs; otherwise the map's
+ * table is loaded again with the new length ("dmsetup table", "dmsetup
+ * reload", "dmsetup resume"), as multipathd would.
  *
  * Return: 0 or a negative errno.
  */
-int map_resize(const char *map, unsigned int timeout_s, char *why, size_t len);
+int map_resize(const struct sysfs_ctx *sys, const char *map, int64_t sectors,
+	       unsigned int timeout_s, char *why, size_t len);
 
 #endif

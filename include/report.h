@@ -235,6 +235,8 @@ struct target_report {
  *	looked for
  * @targets: the targets found
  * @ntargets: how many
+ * @holdouts: the hold-outs the scan read (holdout.h), or NULL: the
+ *	targets' @mask may point into it, so it lives as long as the report
  */
 struct host_report {
 	unsigned int host;
@@ -245,6 +247,7 @@ struct host_report {
 	char notes[256];
 	struct target_report *targets;
 	size_t ntargets;
+	struct quirk_db *holdouts;
 };
 
 /**

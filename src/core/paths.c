@@ -382,11 +382,48 @@ int map_flush(const char *map, unsigned int timeout_s, char *why, size_t len)
 	return r == -EIO ? -EBUSY : r;
 }
 
-int map_resize(const char *map, unsigned int timeout_s, char *why, size_t len)
+/* Without multipathd: the map's table again with @sectors as its length,
+ * loaded and resumed (what multipathd's resize does). */
+static int map_reload(const char *map, int64_t sectors, unsigned int timeout_s, char *why,
+		      size_t len)
+{
+	char *show[] = { "dmsetup", "table", (char *)map, NULL };
+	char table[4096], newtable[4200], length[32], *rest, *end;
+	char *reload[] = { "dmsetup", "reload", (char *)map, "--table", newtable, NULL };
+	char *resume[] = { "dmsetup", "resume", (char *)map, NULL };
+	int r;
+
+	r = run_tool(show, timeout_s, table, sizeof(table));
+	if (r < 0) {
+		snprintf(why, len, "dmsetup table: %s", table);
+		return r;
+	}
+	/* "0 LENGTH multipath ...": one segment, from sector 0. */
+	if (strncmp(table, "0 ", 2) != 0 || !(rest = strchr(table + 2, ' ')) ||
+	    strncmp(rest, " multipath ", 11) != 0) {
+		snprintf(why, len, "not a one-segment multipath table: %s", table);
+		return -EINVAL;
+	}
+	end = rest + strlen(rest);
+	while (end > rest && end[-1] == ' ')
+		*--end = '\0';
+	snprintf(length, sizeof(length), "%lld", (long long)sectors);
+	snprintf(newtable, sizeof(newtable), "0 %s%s", length, rest);
+	r = run_tool(reload, timeout_s, why, len);
+	if (r == 0)
+		r = run_tool(resume, timeout_s, why, len);
+	return r;
+}
+
+int map_resize(const struct sysfs_ctx *sys, const char *map, int64_t sectors,
+	       unsigned int timeout_s, char *why, size_t len)
 {
 	char *argv[] = { "multipathd", "resize", "map", (char *)map, NULL };
-	int r = run_tool(argv, timeout_s, why, len);
+	int r;
 
+	if (!multipathd_running(sys))
+		return map_reload(map, sectors, timeout_s, why, len);
+	r = run_tool(argv, timeout_s, why, len);
 	/* multipathd answers "fail" with exit status 0 in older versions. */
 	if (r == 0 && strncmp(why, "fail", 4) == 0)
 		return -EIO;

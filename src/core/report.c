@@ -149,6 +149,7 @@ void scan_report_free(struct scan_report *rep)
 		for (size_t k = 0; k < h->ntargets; k++)
 			report_target_free(&h->targets[k]);
 		free(h->targets);
+		quirk_db_unref(h->holdouts);
 	}
 	free(rep->hosts);
 	rep->hosts = NULL;

@@ -70,8 +70,9 @@ struct host_scan {
 	bool has_record;
 	struct pending_release *pending;
 	size_t npending;
-	/* the volumes held out, read once the host is locked */
-	struct quirk_db *holdouts;
+	/* the volumes held out, read once the host is locked (the host's
+	 * report owns them) */
+	const struct quirk_db *holdouts;
 };
 
 static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
@@ -737,6 +738,34 @@ static bool look_may_write(const struct scan_ctx *ctx, unsigned int host,
 	return !attached;
 }
 
+/* A hold-out whose LUN the target's whole REPORT LUNS no longer lists is
+ * done with: the array took the volume away, and a volume mapped at that
+ * number later is another one. */
+static void holdouts_unlisted(const struct host_scan *hs, const struct target_report *t)
+{
+	const struct lunmask_entry *held;
+	size_t nheld;
+
+	if (!hs->holdouts || hs->ctx->opt.dry_run || !t->report_read || !t->report_complete)
+		return;
+	held = quirk_db_lunmasks(hs->holdouts, &nheld);
+	for (size_t i = 0; i < t->mask.count; i++) {
+		const struct lunmask_entry *e = t->mask.items[i];
+		bool listed = false;
+
+		if (e < held || e >= held + nheld || e->nexclude != 1 ||
+		    e->exclude[0].first != e->exclude[0].last)
+			continue;
+		for (size_t k = 0; k < t->nreported && !listed; k++)
+			listed = t->reported[k] == e->exclude[0].first;
+		if (listed || unlink(e->file) < 0)
+			continue;
+		slog(hs->ctx, LOG_NOTICE,
+		     "%u:%u:%u: LUN %" PRIu64 " is no longer listed: its hold-out %s is taken away",
+		     t->addr.host, t->addr.channel, t->addr.id, e->exclude[0].first, e->file);
+	}
+}
+
 static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct selector *sel,
 		     struct host_report *rep)
 {
@@ -769,9 +798,10 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	if (sysfs_read(ctx->sys, hs.host_port_name, sizeof(hs.host_port_name),
 		       "/sys/class/fc_host/host%u/port_name", host) < 0)
 		hs.host_port_name[0] = '\0';
-	r = holdout_load(ctx->sys, &hs.holdouts);
+	r = holdout_load(ctx->sys, &rep->holdouts);
 	if (r < 0)
 		goto out;
+	hs.holdouts = rep->holdouts;
 	r = topology_read(ctx->sys, host, &rep->transport, &listed, &nlisted);
 	if (r < 0)
 		goto out;
@@ -824,6 +854,9 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 			continue;
 		}
 		end = run_target(&hs, &da, sel, &error);
+		if (rep->ntargets && rep->targets[rep->ntargets - 1].addr.channel == da.channel &&
+		    rep->targets[rep->ntargets - 1].addr.id == da.id)
+			holdouts_unlisted(&hs, &rep->targets[rep->ntargets - 1]);
 		if (end == TARGET_END_LIMIT) {
 			out = DISCOVER_OUT_LIMIT;
 			continue;
@@ -851,7 +884,6 @@ out:
 	free(hs.report);
 	free(hs.luns);
 	free(hs.pending);
-	quirk_db_unref(hs.holdouts);
 	free(before);
 	free(listed);
 	return r;

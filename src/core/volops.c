@@ -392,6 +392,7 @@ int volume_resize(const struct sysfs_ctx *sys, const struct volume_path *paths, 
 	}
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct volume_step *st;
+		int64_t sectors = -1;
 		char why[512];
 		int m;
 
@@ -403,17 +404,34 @@ int volume_resize(const struct sysfs_ctx *sys, const struct volume_path *paths, 
 			break;
 		}
 		st->before = dev[i].map_sectors;
-		if (!multipathd) {
+		/* The map can be as large as its smallest path. */
+		for (size_t k = 0; k < n; k++) {
+			struct path_devices now;
+
+			if (strcmp(dev[k].map, dev[i].map) != 0 ||
+			    path_devices_read(sys, &paths[k].addr, &now) < 0 || now.sectors < 0)
+				continue;
+			if (sectors < 0 || now.sectors < sectors)
+				sectors = now.sectors;
+		}
+		if (sectors <= 0 || sectors == dev[i].map_sectors) {
 			st->result = STEP_SKIPPED;
-			snprintf(st->why, sizeof(st->why),
-				 "multipathd does not run: the map keeps its size until it is "
-				 "reloaded");
+			st->after = dev[i].map_sectors;
+			snprintf(st->why, sizeof(st->why), "%s",
+				 sectors <= 0 ? "the paths' size is not known"
+					      : "the paths' size is the map's already");
 			continue;
 		}
-		m = map_resize(dev[i].map, tool_timeout, why, sizeof(why));
+		m = map_resize(sys, dev[i].map, sectors, tool_timeout, why, sizeof(why));
 		step_end(st, m, why);
 		if (m < 0)
 			verdict = -EIO;
+		else
+			snprintf(st->why, sizeof(st->why), "%s",
+				 multipathd
+					 ? "multipathd resize map"
+					 : "its table loaded again with the paths' size (dmsetup; "
+					   "multipathd does not run)");
 		path_devices_read(sys, &paths[i].addr, &dev[i]);
 		st->after = dev[i].map_sectors;
 	}

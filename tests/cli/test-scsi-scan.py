@@ -1612,6 +1612,21 @@ class Volumes(ScanTest):
         t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
         self.assertIn("1:0:0:2", t.devices())
 
+    def test_holdout_ends_when_the_array_stops_listing_it(self):
+        t = self.two_paths()
+        t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        t.run("detach", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        t.run(rc=0)
+        self.assertEqual(len(self.holdout_files(t)), 1)
+        # unmapped on the array: the next scan of the target drops the hold-out
+        with open(t.script) as f:
+            lines = [ln for ln in f if not ln.startswith(("lu 0:0:0:2 ", "lu 1:0:0:2 "))]
+        with open(t.script, "w") as f:
+            f.writelines(lines)
+        p = t.run("-v", "host0", rc=0)
+        self.assertEqual(self.holdout_files(t), [])
+        self.assertNotIn("held out", p.stdout)
+
     def test_detach_by_wwid_and_in_use(self):
         t = self.two_paths("lu 0:0:0:7 vendor LIO-ORG wwid naa.600140500000007 mounted /srv\n"
                            "lu 1:0:0:7 vendor LIO-ORG wwid naa.600140500000007 sectors 8\n")

@@ -35,8 +35,9 @@ import vmlib  # noqa: E402
 BUILD, SERIES = sys.argv[1:3]
 
 MODULES = vmlib.BASE_MODULES + ["configfs", "crc32c_generic", "libcrc32c", "target_core_mod",
-                                "target_core_file", "iscsi_target_mod", "iscsi_tcp",
-                                "sym53c8xx", "mptsas"]
+                                "target_core_file", "target_core_iblock", "iscsi_target_mod",
+                                "iscsi_tcp", "sym53c8xx", "mptsas", "brd", "dm_mod",
+                                "dm_multipath", "dm_round_robin"]
 
 QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
 device "lio-fileio" {
@@ -185,6 +186,67 @@ capture_tree iscsi-spi-sas
 identity_oracle iscsi-spi-sas
 masked lunmask-sas-address $SO /etc/lunmask-sas.conf
 scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --sas-address 0x5000c500a1b20100 --lun 0 2>&1 | sed 's/^/@@QS /'
+
+# A volume by stable address on two paths: t7 through both portals (two
+# sessions), LUNs 0, 1 and 6; LUN 6 an iblock backstore on a dm-linear
+# device over /dev/ram0, so that it can grow. The multipath map is made with
+# dmsetup as multipathd would make it (the guest has no multipathd).
+export DM_DISABLE_UDEV=1
+T7=iqn.2003-01.org.linux-iscsi.test:t7
+dmsetup create grow --table "0 2048 linear /dev/ram0 0"
+mkdir -p $C/core/iblock_0/grow
+echo udev_path=/dev/mapper/grow > $C/core/iblock_0/grow/control
+echo 1 > $C/core/iblock_0/grow/enable
+serial $C/core/iblock_0/grow v6 > /dev/null
+mkdir -p $C/iscsi/$T7/tpgt_1
+for l in 0 1; do lun $T7 $l $(backstore_rd v$l); done
+lun $T7 6 $C/core/iblock_0/grow
+target $T7
+iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
+iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
+a7=$(login $T7 127.0.0.1); b7=$(login $T7 127.0.0.2)
+vluns() { echo "$(luns_of_host $a7)|$(luns_of_host $b7)"; }
+t0=$(uptime_cs)
+scsi-scan --json --iscsi-target $T7 --lun 6 > /tmp/v.json 2> /tmp/v.err; rc=$?
+echo "@@Y attach rc=$rc cs=$(( $(uptime_cs) - t0 )) hosts=$a7,$b7 luns=[$(vluns)]"
+sed 's/^/@@YE /' /tmp/v.err | head -3
+tr -d ' \n' < /tmp/v.json | grep -o '"volume":.*' | sed 's/^/@@YJ /'
+mkmap() { # the paths of LUN 6, one map over both
+	sa=$(ls /sys/bus/scsi/devices/$a7:0:0:6/block); sb=$(ls /sys/bus/scsi/devices/$b7:0:0:6/block)
+	w=$(cat /sys/bus/scsi/devices/$a7:0:0:6/wwid)
+	dmsetup create mpathv -u "mpath-3${w#naa.}" --table "0 $(cat /sys/class/block/$sa/size) multipath 0 0 1 1 round-robin 0 2 1 $(cat /sys/class/block/$sa/dev) 1000 $(cat /sys/class/block/$sb/dev) 1000"
+	echo "@@Y map rc=$? paths=$sa,$sb holders=$(ls /sys/class/block/$sa/holders)"
+}
+mkmap
+scsi-scan list --iscsi-target $T7 --lun 6 | sed 's/^/@@YL /'
+sleep 600 < /dev/mapper/mpathv &
+HOLD=$!
+scsi-scan detach --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
+echo "@@Y detach-held rc=$rc luns=[$(vluns)] map=$(dmsetup ls | grep -c mpathv) holdouts=$(ls /run/scsi-scan/holdout 2>/dev/null | wc -l)"
+sed 's/^/@@YD1 /' /tmp/v.out
+kill $HOLD; wait $HOLD 2>/dev/null
+t0=$(uptime_cs)
+scsi-scan detach --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
+echo "@@Y detach rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=[$(vluns)] map=$(dmsetup ls | grep -c mpathv) holdouts=$(ls /run/scsi-scan/holdout | tr '\n' ' ')"
+sed 's/^/@@YD2 /' /tmp/v.out
+# Held out: the daemon's coldplug and a unit attention (LUN 1 attached,
+# LUN 4 mapped) attach everything of t7 but LUN 6.
+scsi-scand --foreground --once > /tmp/v.log 2>&1
+lun $T7 4 $(backstore_rd v4)
+scsi-scan host$a7 host$b7 2> /dev/null > /dev/null
+echo "@@Y held luns=[$(vluns)]"
+grep -E "$a7:0:0:6|$a7:0:0.*held out" /tmp/v.log | head -2 | sed 's/^/@@YH /'
+scsi-scan release --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
+scsi-scan --iscsi-target $T7 --lun 6 > /dev/null 2>&1; rc2=$?
+echo "@@Y release rc=$rc attach_rc=$rc2 luns=[$(vluns)] holdouts=$(ls /run/scsi-scan/holdout | wc -l)"
+# Grown on the array: the paths, then the map, take the new size.
+mkmap
+dmsetup reload grow --table "0 4096 linear /dev/ram0 0" && dmsetup resume grow
+scsi-scan --resize --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
+echo "@@Y resize rc=$rc paths=$(cat /sys/class/block/$sa/size),$(cat /sys/class/block/$sb/size) map=$(cat /sys/class/block/$(basename $(readlink -f /dev/mapper/mpathv))/size)"
+sed 's/^/@@YR /' /tmp/v.out
+dmsetup remove mpathv
+unset DM_DISABLE_UDEV
 
 # The daemon, with systemd-udevd: a session logged in while it runs, a LUN
 # mapped on that target, then SIGTERM.
@@ -449,6 +511,7 @@ def main():
                               vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm",
+                                        "/usr/sbin/dmsetup",
                                         "/lib/udev/scsi_id"],
                               on_demand=on_demand)
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
@@ -661,6 +724,50 @@ def main():
                  f"started while the session was down, attached {f.get('luns')} LUNs "
                  f"{int(f.get('time', '-1')) * 10} ms after the portal group was enabled "
                  f"again ({f.get('states', '')})", width=30)
+    vol = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+           for m in re.finditer(r"^@@Y (\S+) (.*)$", out, re.M)}
+    vtext = {tag: " | ".join(line[len(tag) + 4:].strip() for line in out.splitlines()
+                             if line.startswith(f"@@Y{tag} "))
+             for tag in ("E", "J", "L", "D1", "D2", "H", "R")}
+    va, vm = vol.get("attach", {}), vol.get("map", {})
+    checks.check("volume-attach-two-paths",
+                 va.get("rc") == "0" and va.get("luns") == "[0:0:6|0:0:6]" and
+                 '"attached":2' in vtext["J"] and vm.get("rc") == "0",
+                 f"scsi-scan --iscsi-target t7 --lun 6: rc {va.get('rc')} in "
+                 f"{int(va.get('cs', '-1')) * 10} ms, LUNs of the two sessions' hosts "
+                 f"{va.get('luns')} (nothing else of t7); a map over both made with dmsetup "
+                 f"({vm.get('paths')}, holder {vm.get('holders')}); list: {vtext['L'][:300]}",
+                 width=30)
+    vh = vol.get("detach-held", {})
+    checks.check("volume-detach-in-use",
+                 vh.get("rc") == "1" and vh.get("luns") == "[0:0:6|0:0:6]" and
+                 vh.get("map") == "1" and vh.get("holdouts") == "0" and
+                 "refused" in vtext["D1"],
+                 f"detach while the map is open: rc {vh.get('rc')}, paths {vh.get('luns')}, "
+                 f"map still there: {vh.get('map')}, hold-outs {vh.get('holdouts')}: "
+                 f"{vtext['D1'][:300]}", width=30)
+    vd, vhe, vr = vol.get("detach", {}), vol.get("held", {}), vol.get("release", {})
+    checks.check("volume-detach",
+                 vd.get("rc") == "0" and vd.get("luns") == "[|]" and vd.get("map") == "0" and
+                 "flush map" in vtext["D2"] and
+                 vhe.get("luns") == "[0:0:0,0:0:1,0:0:4|0:0:0,0:0:1,0:0:4]",
+                 f"detach: rc {vd.get('rc')} in {int(vd.get('cs', '-1')) * 10} ms, paths "
+                 f"{vd.get('luns')}, map left {vd.get('map')}, hold-out {vd.get('holdouts')}; "
+                 f"{vtext['D2'][:400]}; after the daemon's coldplug, LUN 4 mapped and a "
+                 f"rescan of both hosts: {vhe.get('luns')}", width=30)
+    checks.check("volume-release",
+                 vr.get("rc") == "0" and vr.get("attach_rc") == "0" and
+                 vr.get("holdouts") == "0" and
+                 vr.get("luns") == "[0:0:0,0:0:1,0:0:4,0:0:6|0:0:0,0:0:1,0:0:4,0:0:6]",
+                 f"release: rc {vr.get('rc')}, attach again: rc {vr.get('attach_rc')}, "
+                 f"{vr.get('luns')}", width=30)
+    vz = vol.get("resize", {})
+    checks.check("volume-resize",
+                 vz.get("rc") == "0" and vz.get("paths") == "4096,4096" and
+                 vz.get("map") == "4096",
+                 f"the backstore grown from 2048 to 4096 sectors, scsi-scan --resize "
+                 f"--iscsi-target t7 --lun 6: rc {vz.get('rc')}, paths {vz.get('paths')}, map "
+                 f"{vz.get('map')}: {vtext['R'][:400]}", width=30)
     back = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
             for m in re.finditer(r"^@@B (\S+) (.*)$", out, re.M)}
     bk, bd = back.get("kernel", {}), back.get("daemon", {})
@@ -680,7 +787,7 @@ def main():
                  width=30)
     if checks.failed:
         print("\n".join(line for line in out.splitlines()
-                        if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F", "@@B"))))
+                        if line.startswith(("@@L", "@@X", "@@S", "@@M", "@@F", "@@B", "@@Y"))))
     print(f"guest and checks took {time.monotonic() - start:.0f} s")
     return checks.finish(out)
 
