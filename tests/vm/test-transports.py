@@ -243,7 +243,7 @@ echo "@@Y release rc=$rc attach_rc=$rc2 luns=[$(vluns)] holdouts=$(ls /run/scsi-
 mkmap
 dmsetup reload grow --table "0 4096 linear /dev/ram0 0" && dmsetup resume grow
 scsi-scan --resize --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
-echo "@@Y resize rc=$rc paths=$(cat /sys/class/block/$sa/size),$(cat /sys/class/block/$sb/size) map=$(cat /sys/class/block/$(basename $(readlink -f /dev/mapper/mpathv))/size)"
+echo "@@Y resize rc=$rc paths=$(cat /sys/class/block/$sa/size),$(cat /sys/class/block/$sb/size) map=$(cat /sys/class/block/$(ls /sys/class/block/$sa/holders)/size)"
 sed 's/^/@@YR /' /tmp/v.out
 dmsetup remove mpathv
 unset DM_DISABLE_UDEV
