@@ -79,6 +79,18 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		      struct path_devices *ret);
 
 /**
+ * map_paths_sectors() - the smallest and largest size of a map's paths
+ * @sys: the path context
+ * @map_dev: the map's block device ("dm-3")
+ * @ret_min: set to the smallest, in 512-byte sectors
+ * @ret_max: set to the largest
+ *
+ * Return: how many paths (entries of its slaves/), or a negative errno.
+ */
+int map_paths_sectors(const struct sysfs_ctx *sys, const char *map_dev, int64_t *ret_min,
+		      int64_t *ret_max);
+
+/**
  * multipathd_running() - whether multipathd runs (its pid file names a
  *	live process)
  * @sys: the path context

@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "inquiry.h"
 #include "output.h"
+#include "paths.h"
 #include "recover.h"
 #include "resize.h"
 #include "scan.h"
@@ -30,6 +31,8 @@
 /* A scan's deepest frames hold a few PATH_MAX buffers; 256 KiB is ample,
  * and smaller cached stacks keep the daemon's memory down. */
 #define WORKER_STACK (256 * 1024)
+/* Bound on multipathd's resize of a map. */
+#define MAP_TOOL_TIMEOUT 30
 
 struct host_state {
 	unsigned int host;
@@ -384,6 +387,42 @@ static void requery(struct job *j, const struct scsi_addr *a)
 	quirk_match_clear(&m);
 }
 
+/* The map above a resized path takes the new size once every path has it
+ * (multipathd refuses a map whose paths differ); each path's capacity
+ * change comes on its own, so the last one resizes the map. */
+static void resize_map(struct job *j, const struct scsi_addr *a, const char *name)
+{
+	struct engine *e = j->e;
+	struct path_devices d;
+	int64_t lo, hi;
+	char why[256];
+	int r;
+
+	if (path_devices_read(e->sys, a, &d) < 0 || !d.map[0] || d.sectors <= 0 ||
+	    d.map_sectors == d.sectors)
+		return;
+	if (!multipathd_running(e->sys)) {
+		elog(e, LOG_NOTICE,
+		     "%s: the multipath map %s above it keeps %" PRId64
+		     " sectors: multipathd does not run (scsi-scan --resize --wwid %s resizes it)",
+		     name, d.map, d.map_sectors, d.wwid);
+		return;
+	}
+	if (map_paths_sectors(e->sys, d.map_dev, &lo, &hi) <= 0 || lo != hi) {
+		elog(e, LOG_INFO, "%s: the map %s waits for its other paths' new size", name,
+		     d.map);
+		return;
+	}
+	r = map_resize(e->sys, d.map, d.sectors, MAP_TOOL_TIMEOUT, why, sizeof(why));
+	if (r < 0)
+		elog(e, LOG_ERR, "%s: multipathd resize map %s failed: %s", name, d.map,
+		     why[0] ? why : strerror(-r));
+	else
+		elog(e, LOG_NOTICE,
+		     "%s: the map %s resized from %" PRId64 " to %" PRId64 " sectors", name, d.map,
+		     d.map_sectors, d.sectors);
+}
+
 /* CAPACITY DATA HAS CHANGED (the kernel only passes it on), or a path
  * back: a rescan makes sd read the capacity again. @why starts each line;
  * an unchanged size is worth a notice only when the array said it changed.
@@ -410,11 +449,12 @@ static bool resize(struct job *j, const struct scsi_addr *a, const char *why, in
 		elog(e, LOG_ERR, "%s: %s; the rescan failed: %s", name, why, strerror(-rr.error));
 	else if (!rr.block[0])
 		elog(e, unchanged_prio, "%s: %s; rescanned (no block device)", name, why);
-	else if (resize_changed(&rr))
+	else if (resize_changed(&rr)) {
 		elog(e, LOG_NOTICE,
 		     "%s: %s: %s resized from %" PRId64 " to %" PRId64 " sectors (%s to %s)", name,
 		     why, rr.block, rr.before, rr.after, before, after);
-	else
+		resize_map(j, a, name);
+	} else
 		elog(e, unchanged_prio, "%s: %s; %s still %" PRId64 " sectors (%s)", name, why,
 		     rr.block, rr.after, after);
 	return !rr.error && resize_changed(&rr);

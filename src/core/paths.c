@@ -266,6 +266,37 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 	return 0;
 }
 
+int map_paths_sectors(const struct sysfs_ctx *sys, const char *map_dev, int64_t *ret_min,
+		      int64_t *ret_max)
+{
+	char rel[PATH_MAX];
+	struct dirent *de;
+	int n = 0, r;
+	DIR *d;
+
+	*ret_min = *ret_max = -1;
+	snprintf(rel, sizeof(rel), "/sys/class/block/%s/slaves", map_dev);
+	r = sysfs_open_dir(sys, rel, &d);
+	if (r < 0 || !d)
+		return r;
+	while ((de = readdir(d))) {
+		int64_t s;
+
+		if (de->d_name[0] == '.')
+			continue;
+		s = block_sectors(sys, de->d_name);
+		if (s < 0)
+			continue;
+		if (*ret_min < 0 || s < *ret_min)
+			*ret_min = s;
+		if (s > *ret_max)
+			*ret_max = s;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 bool multipathd_running(const struct sysfs_ctx *sys)
 {
 	char buf[32], *end;
