@@ -70,6 +70,14 @@ static struct volume_step *step_add(struct volume_steps *s, enum volume_step_kin
 	return st;
 }
 
+/* A step on one path, named "H:C:T:L sdX". */
+static struct volume_step *path_step(struct volume_steps *s, enum volume_step_kind kind,
+				     const struct path_devices *d)
+{
+	return step_add(s, kind, "%u:%u:%u:%llu%s%s", d->addr.host, d->addr.channel, d->addr.id,
+			(unsigned long long)d->addr.lun, d->block[0] ? " " : "", d->block);
+}
+
 static void step_end(struct volume_step *st, int r, const char *why)
 {
 	st->result = r == 0 ? STEP_DONE : STEP_FAILED;
@@ -130,10 +138,7 @@ static int check_in_use(const struct sysfs_ctx *sys, const struct path_devices *
 			st = step_add(ret, STEP_CHECK_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
 			r = map_in_use(sys, dev[i].map_dev, why, sizeof(why));
 		} else {
-			st = step_add(ret, STEP_CHECK_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
-				      dev[i].addr.channel, dev[i].addr.id,
-				      (unsigned long long)dev[i].addr.lun,
-				      dev[i].block[0] ? " " : "", dev[i].block);
+			st = path_step(ret, STEP_CHECK_PATH, &dev[i]);
 			r = device_in_use(sys, &dev[i].addr, why, sizeof(why));
 		}
 		if (!st)
@@ -239,10 +244,7 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 
 		if (!dev[i].attached)
 			continue;
-		st = step_add(ret, STEP_DELETE_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
-			      dev[i].addr.channel, dev[i].addr.id,
-			      (unsigned long long)dev[i].addr.lun, dev[i].block[0] ? " " : "",
-			      dev[i].block);
+		st = path_step(ret, STEP_DELETE_PATH, &dev[i]);
 		if (!st) {
 			r = -ENOMEM;
 			goto out;
@@ -369,10 +371,7 @@ int volume_resize(const struct sysfs_ctx *sys, const struct volume_path *paths, 
 		r = path_devices_read(sys, &paths[i].addr, &dev[i]);
 		if (r < 0 || !dev[i].attached)
 			continue;
-		st = step_add(ret, STEP_RESIZE_PATH, "%u:%u:%u:%llu%s%s", dev[i].addr.host,
-			      dev[i].addr.channel, dev[i].addr.id,
-			      (unsigned long long)dev[i].addr.lun, dev[i].block[0] ? " " : "",
-			      dev[i].block);
+		st = path_step(ret, STEP_RESIZE_PATH, &dev[i]);
 		if (!st) {
 			r = -ENOMEM;
 			break;

@@ -231,10 +231,12 @@ echo "@@Y detach rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=[$(vluns)] map=$(dmsetu
 sed 's/^/@@YD2 /' /tmp/v.out
 # Held out: the daemon's coldplug and a unit attention (LUN 1 attached,
 # LUN 4 mapped) attach everything of t7 but LUN 6.
-scsi-scand --foreground --once > /tmp/v.log 2>&1
+timeout 120 scsi-scand --foreground --once > /tmp/v.log 2>&1; rc=$?
+echo "@@Y coldplug rc=$rc"
+tail -5 /tmp/v.log | sed 's/^/@@YC /'
 lun $T7 4 $(backstore_rd v4)
-scsi-scan host$a7 host$b7 2> /dev/null > /dev/null
-echo "@@Y held luns=[$(vluns)]"
+timeout 120 scsi-scan host$a7 host$b7 2> /dev/null > /dev/null; rc=$?
+echo "@@Y held rc=$rc luns=[$(vluns)]"
 grep -E "$a7:0:0:6|$a7:0:0.*held out" /tmp/v.log | head -2 | sed 's/^/@@YH /'
 scsi-scan release --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
 scsi-scan --iscsi-target $T7 --lun 6 > /dev/null 2>&1; rc2=$?
@@ -728,7 +730,7 @@ def main():
            for m in re.finditer(r"^@@Y (\S+) (.*)$", out, re.M)}
     vtext = {tag: " | ".join(line[len(tag) + 4:].strip() for line in out.splitlines()
                              if line.startswith(f"@@Y{tag} "))
-             for tag in ("E", "J", "L", "D1", "D2", "H", "R")}
+             for tag in ("E", "J", "L", "D1", "D2", "H", "R", "C")}
     va, vm = vol.get("attach", {}), vol.get("map", {})
     checks.check("volume-attach-two-paths",
                  va.get("rc") == "0" and va.get("luns") == "[0:0:6|0:0:6]" and
