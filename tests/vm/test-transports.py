@@ -749,14 +749,16 @@ def main():
                  f"map still there: {vh.get('map')}, hold-outs {vh.get('holdouts')}: "
                  f"{vtext['D1'][:300]}", width=30)
     vd, vhe, vr = vol.get("detach", {}), vol.get("held", {}), vol.get("release", {})
+    vc = vol.get("coldplug", {})
     checks.check("volume-detach",
                  vd.get("rc") == "0" and vd.get("luns") == "[|]" and vd.get("map") == "0" and
-                 "flush map" in vtext["D2"] and
+                 "flush map" in vtext["D2"] and vc.get("rc") == "0" and vhe.get("rc") == "0" and
                  vhe.get("luns") == "[0:0:0,0:0:1,0:0:4|0:0:0,0:0:1,0:0:4]",
                  f"detach: rc {vd.get('rc')} in {int(vd.get('cs', '-1')) * 10} ms, paths "
                  f"{vd.get('luns')}, map left {vd.get('map')}, hold-out {vd.get('holdouts')}; "
-                 f"{vtext['D2'][:400]}; after the daemon's coldplug, LUN 4 mapped and a "
-                 f"rescan of both hosts: {vhe.get('luns')}", width=30)
+                 f"{vtext['D2'][:400]}; after the daemon's coldplug (scsi-scand --once: rc "
+                 f"{vc.get('rc')}), LUN 4 mapped and a rescan of both hosts (rc "
+                 f"{vhe.get('rc')}): {vhe.get('luns')}; {vtext['C'][:300]}", width=30)
     checks.check("volume-release",
                  vr.get("rc") == "0" and vr.get("attach_rc") == "0" and
                  vr.get("holdouts") == "0" and
