@@ -4,6 +4,7 @@
  */
 #include <confuse.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1051,15 +1052,24 @@ static const struct section_pos *next_pos(struct parse_ctx *ctx, struct parse_ou
  * error. Parsing one top-level section at a time avoids both: the cost is
  * linear and every broken section of a file is reported.
  */
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int parse_chunk(cfg_opt_t *opts, const char *text, unsigned int first_line,
 		       struct parse_ctx *ctx, struct parse_out *out, int *errors)
 {
 	size_t before = ctx->diags ? ctx->diags->count : 0, nsec;
-	cfg_t *cfg = cfg_init(opts, CFGF_NONE);
+	cfg_t *cfg;
 	int r;
 
-	if (!cfg)
+	/* libconfuse's lexer and include stack are global, and so is
+	 * current_ctx: one parse at a time in the process (the daemon's
+	 * workers read the hold-outs while its main thread may reload). */
+	pthread_mutex_lock(&parse_lock);
+	cfg = cfg_init(opts, CFGF_NONE);
+	if (!cfg) {
+		pthread_mutex_unlock(&parse_lock);
 		return -ENOMEM;
+	}
 	cfg_set_error_function(cfg, cfg_error_cb);
 	ctx->line_offset = first_line - 1;
 	current_ctx = ctx;
@@ -1098,6 +1108,7 @@ static int parse_chunk(cfg_opt_t *opts, const char *text, unsigned int first_lin
 	}
 out:
 	cfg_free(cfg);
+	pthread_mutex_unlock(&parse_lock);
 	return r;
 }
 

@@ -601,6 +601,52 @@ START_TEST(engine_path_back)
 }
 END_TEST
 
+START_TEST(engine_parses_from_many_threads)
+{
+	struct engine_options opt = defaults;
+	const char *quirks = getenv("QUIRKS_DIR");
+	const char *dirs[] = { quirks ? quirks : "quirks.d" };
+	struct sysfs_ctx *sys;
+	struct engine *e;
+	int reloads = 0;
+
+	opt.max_workers = 8;
+	e = make_engine(&sys, &opt);
+	for (int h = 2; h < 8; h++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "sys/class/scsi_host/host%d", h);
+		mkpath(rel);
+		snprintf(rel, sizeof(rel), "sys/class/scsi_host/host%d/scan", h);
+		touch(rel, "");
+	}
+	/* every host's scan parses the hold-outs, while the main thread
+	 * reloads the database: libconfuse parses one at a time */
+	mkpath("run/scsi-scan/holdout");
+	touch("run/scsi-scan/holdout/fc-5001438002a3b4c1-lun-2.conf",
+	      "lunmask \"held out\" {\n\tport_name = \"0x5001438002a3b4c1\"\n"
+	      "\texclude_luns = { 2 }\n}\n");
+	ck_assert_int_eq(engine_coldplug(e), 0);
+	while (!engine_idle(e) && reloads < 200) {
+		struct pollfd p[2];
+		size_t n = engine_pollfds(e, p);
+
+		ck_assert_int_eq(engine_load_db(e, dirs, 1, true), 0);
+		reloads++;
+		poll(p, n, 0);
+		engine_dispatch(e);
+	}
+	run_until_idle(e);
+	for (int h = 0; h < 8; h++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "host%d: scanned in ", h);
+		ck_assert_msg(strstr(log_text, want), "%s", want);
+	}
+	drop_tree(e, sys);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -619,6 +665,7 @@ int main(void)
 	tcase_add_test(tc, engine_full_queue_and_remove);
 	tcase_add_test(tc, engine_reload_keeps_old_db);
 	tcase_add_test(tc, engine_path_back);
+	tcase_add_test(tc, engine_parses_from_many_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

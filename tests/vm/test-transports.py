@@ -417,7 +417,9 @@ i=0; while [ $i -lt 600 ] && ! grep -q "$h5:0:0: its path is back: .* read again
 	sleep 0.1; i=$((i + 1)); done
 echo "@@B daemon ms=$ms lun0=$(cat /sys/bus/scsi/devices/$h5:0:0:0/state) lun300=$(lun_there 300) lun301=$(lun_there 301) luns=$(count_luns $h5) zero=$(zero_size)"
 kill -TERM $PID; wait $PID
-grep -E "$h5:0:0: |$h5:0:0:0: (offline|its path)|resized" /tmp/f4.log | tail -6 | sed 's/^/@@BL /'
+grep -E "$h5:0:0: .*not reachable" /tmp/f4.log | head -1 | sed 's/^/@@BL /'
+grep -E "$h5:0:0: .*again|$h5:0:0:0: (offline|its path)|resized|$h5:0:0: its path" /tmp/f4.log |
+	tail -6 | sed 's/^/@@BL /'
 grep -E "$h5:0:0:301" /tmp/f4.log | head -2 | sed 's/^/@@BL /'
 """
 
