@@ -159,6 +159,20 @@ int volume_release(const struct sysfs_ctx *sys, const struct holdout_key *keys, 
 		   struct volume_steps *ret);
 
 /**
+ * volume_release_wwid() - take away the hold-outs that recorded a wwid
+ * @sys: the path context
+ * @a: the address (@a->wwid set)
+ * @ret: the steps (one STEP_HOLD_OUT a file)
+ *
+ * A volume held out has no path attached: its hold-outs are found by the
+ * wwid each records (holdout_text_wwid()).
+ *
+ * Return: 0, -ENOENT (none), or a negative errno.
+ */
+int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+			struct volume_steps *ret);
+
+/**
  * volume_wait_devices() - wait for each attached path's block device and,
  *	when multipathd runs, for a map that holds them
  * @sys: the path context

@@ -151,6 +151,8 @@ void volume_address_text(const struct volume_address *a, char *buf, size_t len);
  * @channel: the channel
  * @id: the target id
  * @lun: the LUN
+ * @wwid: the volume's wwid when it was held out, or empty: a release by
+ *	wwid finds the hold-out by it once no path is attached
  */
 struct holdout_key {
 	enum discover_transport transport;
@@ -160,6 +162,7 @@ struct holdout_key {
 	unsigned int channel;
 	unsigned int id;
 	uint64_t lun;
+	char wwid[SCSI_WWID_MAX + 1];
 };
 
 /**
@@ -185,5 +188,15 @@ int holdout_file_name(const struct holdout_key *k, char *buf, size_t len);
  * Return: 0, or -ENOSPC.
  */
 int holdout_text(const struct holdout_key *k, const char *reason, char *buf, size_t len);
+
+/**
+ * holdout_text_wwid() - the wwid a hold-out's text records
+ * @text: the file's text (holdout_text())
+ * @buf: set to the wwid
+ * @len: size of @buf
+ *
+ * Return: 0, or -ENOENT (none recorded, or too long for @buf).
+ */
+int holdout_text_wwid(const char *text, char *buf, size_t len);
 
 #endif

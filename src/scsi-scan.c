@@ -681,11 +681,14 @@ static int cmd_detach(const struct options *o, struct sysfs_ctx *sys,
 	return EXIT_SUCCESS;
 }
 
+/* A release by address takes the keys of its paths; one by wwid finds the
+ * hold-outs that recorded it (a held-out volume has no path attached). */
 static int cmd_release(const struct options *o, struct sysfs_ctx *sys,
 		       const struct holdout_key *keys, size_t n, const char *address)
 {
 	struct volume_steps steps;
-	int r = volume_release(sys, keys, n, &steps);
+	int r = keys ? volume_release(sys, keys, n, &steps)
+		     : volume_release_wwid(sys, &o->address, &steps);
 
 	print_steps(o, "release", address, &steps);
 	volume_steps_free(&steps);
@@ -728,6 +731,9 @@ static int run_address(const struct options *o, enum command cmd, struct sysfs_c
 	int r, ret = EXIT_FAILURE;
 
 	volume_address_text(&o->address, address, sizeof(address));
+	/* A held-out volume has no path attached: its hold-outs say its wwid. */
+	if (cmd == CMD_RELEASE && o->address.transport == DISCOVER_PROBE)
+		return cmd_release(o, sys, NULL, 0, address);
 	r = volume_resolve(sys, &o->address, &paths, &n,
 			   o->address.transport == DISCOVER_PROBE ? &keys : NULL);
 	if (r < 0) {

@@ -182,10 +182,14 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 	 * that waits for the host lock now, does not bring it back. */
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], name[NAME_MAX + 1];
+		struct holdout_key k = keys[i];
 		struct volume_step *st;
 
 		if (key_repeats(keys, i))
 			continue;
+		/* Recorded, so that a release by wwid finds it. */
+		if (!k.wwid[0])
+			snprintf(k.wwid, sizeof(k.wwid), "%s", dev[i].wwid);
 		if (holdout_file_name(&keys[i], name, sizeof(name)) < 0)
 			snprintf(name, sizeof(name), "?");
 		st = step_add(ret, STEP_HOLD_OUT, "%s/%s", HOLDOUT_DIR, name);
@@ -197,7 +201,7 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 			st->result = STEP_WOULD;
 			continue;
 		}
-		r = holdout_write(sys, &keys[i], opt->reason, path);
+		r = holdout_write(sys, &k, opt->reason, path);
 		step_end(st, r, NULL);
 		if (r < 0)
 			goto out;
@@ -308,6 +312,47 @@ int volume_release(const struct sysfs_ctx *sys, const struct holdout_key *keys, 
 			return r;
 		any = true;
 	}
+	return any ? 0 : -ENOENT;
+}
+
+int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+			struct volume_steps *ret)
+{
+	struct dirent *de;
+	bool any = false;
+	DIR *d;
+	int r;
+
+	ret->v = NULL;
+	ret->count = 0;
+	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
+	if (r < 0 || !d)
+		return r < 0 ? r : -ENOENT;
+	while ((de = readdir(d))) {
+		char text[4096], wwid[SCSI_WWID_MAX + 1], path[PATH_MAX];
+		struct volume_step *st;
+		size_t len = strlen(de->d_name);
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0 ||
+		    sysfs_read(sys, text, sizeof(text), HOLDOUT_DIR "/%s", de->d_name) < 0 ||
+		    holdout_text_wwid(text, wwid, sizeof(wwid)) < 0 ||
+		    !volume_wwid_matches(a, wwid) ||
+		    sysfs_path(sys, path, sizeof(path), HOLDOUT_DIR "/%s", de->d_name) < 0)
+			continue;
+		st = step_add(ret, STEP_HOLD_OUT, "%s", path);
+		if (!st) {
+			r = -ENOMEM;
+			break;
+		}
+		r = unlink(path) < 0 ? -errno : 0;
+		step_end(st, r, NULL);
+		if (r < 0)
+			break;
+		any = true;
+	}
+	closedir(d);
+	if (r < 0)
+		return r;
 	return any ? 0 : -ENOENT;
 }
 

@@ -287,7 +287,31 @@ int holdout_text(const struct holdout_key *k, const char *reason, char *buf, siz
 	}
 	n = snprintf(buf, len,
 		     "# Written by scsi-scan detach: \"scsi-scan release\" takes it away.\n"
+		     "%s%s%s"
 		     "lunmask \"held out\" {\n%s\texclude_luns = { %llu }\n\treason = \"%s\"\n}\n",
-		     key, (unsigned long long)k->lun, why);
+		     k->wwid[0] && !strchr(k->wwid, '\n') ? "# wwid: " : "",
+		     k->wwid[0] && !strchr(k->wwid, '\n') ? k->wwid : "",
+		     k->wwid[0] && !strchr(k->wwid, '\n') ? "\n" : "", key,
+		     (unsigned long long)k->lun, why);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+int holdout_text_wwid(const char *text, char *buf, size_t len)
+{
+	static const char mark[] = "# wwid: ";
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t n;
+
+		if (strncmp(p, mark, sizeof(mark) - 1) != 0)
+			continue;
+		p += sizeof(mark) - 1;
+		n = strcspn(p, "\n");
+		if (!n || n >= len)
+			return -ENOENT;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		return 0;
+	}
+	return -ENOENT;
 }

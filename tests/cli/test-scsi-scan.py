@@ -1643,6 +1643,12 @@ class Volumes(ScanTest):
         self.assertNotIn("0:0:0:5", t.devices())
         self.assertNotIn("1:0:0:5", t.devices())
         self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN},1-lun-5.conf"])
+        # released by the same wwid, as multipath spells it, with no path attached
+        t.run("release", "--wwid", "naa.600140500000099", quirks=(), rc=1)
+        r = t.json("release", "--wwid", "3600140500000005", quirks=(), rc=0)
+        self.assertEqual([(s["step"], s["result"]) for s in r["steps"]], [("hold out", "done")])
+        self.assertEqual(self.holdout_files(t), [])
+        t.run("release", "--wwid", "3600140500000005", quirks=(), rc=1)
 
     def test_detach_flushes_the_map_first(self):
         t = self.two_paths()

@@ -440,6 +440,37 @@ START_TEST(test_holdout)
 }
 END_TEST
 
+START_TEST(test_holdout_wwid)
+{
+	struct holdout_key k = { DISCOVER_ISCSI,
+				 "iqn.2003-01.x:t1",
+				 -1,
+				 "",
+				 0,
+				 0,
+				 2,
+				 "naa.6001405ccaea50000000000000000000" };
+	char text[2048], wwid[300];
+
+	ck_assert_int_eq(holdout_text(&k, "r", text, sizeof(text)), 0);
+	ck_assert_msg(strstr(text, "\n# wwid: naa.6001405ccaea50000000000000000000\nlunmask"), "%s",
+		      text);
+	ck_assert_int_eq(holdout_text_wwid(text, wwid, sizeof(wwid)), 0);
+	ck_assert_str_eq(wwid, "naa.6001405ccaea50000000000000000000");
+	ck_assert_int_eq(holdout_text_wwid(text, wwid, 10), -ENOENT);
+	/* none recorded, or a wwid with a newline (never written) */
+	k.wwid[0] = '\0';
+	ck_assert_int_eq(holdout_text(&k, "r", text, sizeof(text)), 0);
+	ck_assert_int_eq(holdout_text_wwid(text, wwid, sizeof(wwid)), -ENOENT);
+	snprintf(k.wwid, sizeof(k.wwid), "naa.1\nlunmask");
+	ck_assert_int_eq(holdout_text(&k, "r", text, sizeof(text)), 0);
+	ck_assert_int_eq(holdout_text_wwid(text, wwid, sizeof(wwid)), -ENOENT);
+	ck_assert_int_eq(holdout_text_wwid("# wwid: \n", wwid, sizeof(wwid)), -ENOENT);
+	ck_assert_int_eq(holdout_text_wwid("x\n# wwid: naa.2", wwid, sizeof(wwid)), 0);
+	ck_assert_str_eq(wwid, "naa.2");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("volume");
@@ -454,6 +485,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_wwid, 0, sizeof(wwid_cases) / sizeof(wwid_cases[0]));
 	tcase_add_test(tc, test_text);
 	tcase_add_loop_test(tc, test_holdout, 0, sizeof(holdout_cases) / sizeof(holdout_cases[0]));
+	tcase_add_test(tc, test_holdout_wwid);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
