@@ -143,6 +143,25 @@ struct scan_ctx {
 int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct scan_report *rep);
 
 /**
+ * scan_selected_hosts() - scan several selectors, the hosts in parallel
+ * @ctx: the scan context (shared by the threads: its log function must be
+ *	safe to call from several)
+ * @sel: the selectors, each naming one host (a volume's paths)
+ * @n: how many
+ * @rep: the report, appended to in the order of the first selector of
+ *	each host
+ *
+ * One thread a host runs that host's selectors in order, as
+ * scan_selected() does; a slow or hanging path delays only its own host.
+ *
+ * Return: as scan_selected(): the first error of any host, after every
+ * thread has ended (-ENODEV: a host that does not exist, whose report
+ * says so; the others are still scanned).
+ */
+int scan_selected_hosts(const struct scan_ctx *ctx, const struct selector *sel, size_t n,
+			struct scan_report *rep);
+
+/**
  * scan_now_ms() - the monotonic clock in milliseconds, the one the scan's
  *	bounds (struct scan_options, @deadline_ms) are measured on
  *

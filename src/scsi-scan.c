@@ -456,6 +456,8 @@ static json_object *explain_devices(struct sysfs_ctx *sys, struct quirk_db *db,
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
 		    struct selector *sel, int nsel, bool explain, json_object **ret_json)
 {
+	/* An attach by address (@ret_json given) scans its paths' hosts at once. */
+	bool parallel = ret_json && o->has_address && !explain;
 	struct scan_ctx ctx = { .sys = sys, .db = db, .opt = o->scan };
 	struct scan_report rep = { 0 };
 	size_t failures, missing = 0;
@@ -463,8 +465,17 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 
 	if (explain)
 		ctx.opt.dry_run = true;
+	/* A volume's paths: each host in its own thread. */
+	if (parallel) {
+		r = scan_selected_hosts(&ctx, sel, (size_t)nsel, &rep);
+		if (r == -ENODEV) {
+			fputs("scsi-scan: a host of the volume's paths went away\n", stderr);
+			missing++;
+			r = 0;
+		}
+	}
 	/* A selector that fails does not hide the work done for the others. */
-	for (int i = 0; i < nsel && r == 0; i++) {
+	for (int i = 0; i < nsel && r == 0 && !parallel; i++) {
 		r = scan_selected(&ctx, &sel[i], &rep);
 		if (r == -ENODEV) {
 			fprintf(stderr, "scsi-scan: host%d does not exist\n", sel[i].host);

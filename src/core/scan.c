@@ -5,6 +5,7 @@
  * (target.c) and of the releases left for the end of a host's scan.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -989,5 +990,94 @@ int scan_selected(const struct scan_ctx *ctx, const struct selector *sel, struct
 		}
 	}
 	free(hosts);
+	return r;
+}
+
+/* One host's share of scan_selected_hosts(). */
+struct host_thread {
+	const struct scan_ctx *ctx;
+	const struct selector *sel;
+	size_t n;
+	int host;
+	struct scan_report rep;
+	int ret;
+};
+
+static void *scan_host_thread(void *arg)
+{
+	struct host_thread *t = arg;
+
+	for (size_t i = 0; i < t->n && t->ret >= 0; i++)
+		if (t->sel[i].host == t->host) {
+			int r = scan_selected(t->ctx, &t->sel[i], &t->rep);
+
+			if (r < 0 && t->ret == 0)
+				t->ret = r;
+			if (r == -ENOMEM || r == -ECANCELED)
+				break;
+		}
+	return NULL;
+}
+
+/* Moves @from's hosts to the end of @to. */
+static int report_append(struct scan_report *to, struct scan_report *from)
+{
+	struct host_report *h;
+
+	if (!from->nhosts)
+		return 0;
+	h = realloc(to->hosts, (to->nhosts + from->nhosts) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	memcpy(h + to->nhosts, from->hosts, from->nhosts * sizeof(*h));
+	to->hosts = h;
+	to->nhosts += from->nhosts;
+	free(from->hosts);
+	from->hosts = NULL;
+	from->nhosts = 0;
+	return 0;
+}
+
+int scan_selected_hosts(const struct scan_ctx *ctx, const struct selector *sel, size_t n,
+			struct scan_report *rep)
+{
+	struct host_thread *t = calloc(n + 1, sizeof(*t));
+	pthread_t *tid = calloc(n + 1, sizeof(*tid));
+	bool *started = calloc(n + 1, sizeof(*started));
+	size_t nt = 0;
+	int r = 0;
+
+	if (!t || !tid || !started) {
+		free(t);
+		free(tid);
+		free(started);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < nt && !seen; k++)
+			seen = t[k].host == sel[i].host;
+		if (!seen)
+			t[nt++] = (struct host_thread){ ctx, sel, n, sel[i].host, { 0 }, 0 };
+	}
+	for (size_t k = 0; k < nt; k++) {
+		started[k] = pthread_create(&tid[k], NULL, scan_host_thread, &t[k]) == 0;
+		/* Without a thread, the host is scanned here, in turn. */
+		if (!started[k])
+			scan_host_thread(&t[k]);
+	}
+	for (size_t k = 0; k < nt; k++) {
+		if (started[k])
+			pthread_join(tid[k], NULL);
+		if (t[k].ret < 0 && r == 0)
+			r = t[k].ret;
+		if (report_append(rep, &t[k].rep) < 0 && r == 0)
+			r = -ENOMEM;
+		scan_report_free(&t[k].rep);
+	}
+	free(t);
+	free(tid);
+	free(started);
 	return r;
 }

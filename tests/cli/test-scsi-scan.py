@@ -1539,6 +1539,17 @@ class Volumes(ScanTest):
         self.assertRegex(p.stdout, r"0:0:0:5 +sd\w +sg\d+ +running .* session1 LOGGED_IN")
         self.assertIn("wwid naa.600140500000005", p.stdout)
 
+    def test_the_policy_still_applies(self):
+        t = self.two_paths()
+        d = os.path.join(t.root, "policy")
+        os.makedirs(d)
+        with open(os.path.join(d, "60-t1.conf"), "w") as f:
+            f.write(f'lunmask "t1" {{\n\tiscsi_target = "{self.IQN}"\n\texclude_luns = {{ 2 }}\n}}\n')
+        p = t.run("-v", "--iscsi-target", self.IQN, "--lun", "2", quirks=(QUIRKS, d), rc=1)
+        self.assertIn("excluded by lunmask 't1'", p.stdout)
+        self.assertIn("attached on none of its 2 path(s)", p.stderr)
+        self.assertEqual(t.devices(), [])
+
     def test_portal_group_and_unknown_target(self):
         t = self.two_paths()
         p = t.run("--iscsi-target", self.IQN, "--tpgt", "2", "--lun", "2", rc=1)
