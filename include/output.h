@@ -11,6 +11,7 @@
 
 #include "handler.h"
 #include "kflags.h"
+#include "paths.h"
 #include "scan.h"
 #include "volops.h"
 
@@ -32,6 +33,14 @@
  * @kernel_flags: the kernel's blacklist attribute (the flags it applied)
  * @state: device state
  * @match: the quirk database's answer for the device
+ * @kflags: the kernel's flags held against the database's
+ * @id_kernel: the identity of the kernel's copy, in words
+ * @id_recorded: the identity recorded when the LUN was first seen
+ * @id_changed: the two name different units
+ * @id_what: the comparison, in words
+ * @transport: the target's transport address as lsscsi -t prints it
+ *	("IQN,t,0x1", "fc:0x5006...", "sas:0x5000..."), or ""
+ * @dev: its wwid, size and the multipath map above it (paths.h)
  */
 struct device_info {
 	struct scsi_addr addr;
@@ -50,6 +59,8 @@ struct device_info {
 	char id_recorded[IDENTITY_TEXT_LEN + 32];
 	bool id_changed;
 	char id_what[IDENTITY_EVIDENCE_LEN];
+	char transport[ISCSI_NAME_MAX + 48];
+	struct path_devices dev;
 };
 
 /**

@@ -14,6 +14,7 @@
 #include "idrecord.h"
 #include "resize.h"
 #include "suggest.h"
+#include "topology.h"
 
 size_t utf8_valid_prefix(const char *s, size_t len)
 {
@@ -175,9 +176,45 @@ out:
 	return r;
 }
 
+/* The target's address as lsscsi -t prints it, from its host's transport
+ * list (@t, @nt: read once a host). */
+static void transport_text(enum discover_transport tr, const struct discover_target *t, size_t nt,
+			   const struct scsi_addr *a, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < nt; i++) {
+		const char *comma;
+
+		if (t[i].channel != a->channel || t[i].id != a->id || !t[i].has_id)
+			continue;
+		switch (tr) {
+		case DISCOVER_ISCSI:
+			comma = strrchr(t[i].address, ',');
+			if (comma)
+				snprintf(buf, len, "%.*s,t,0x%lx", (int)(comma - t[i].address),
+					 t[i].address, strtoul(comma + 1, NULL, 10));
+			else
+				snprintf(buf, len, "%s", t[i].address);
+			return;
+		case DISCOVER_FC:
+			snprintf(buf, len, "fc:%s", t[i].address);
+			return;
+		case DISCOVER_SAS:
+			snprintf(buf, len, "sas:%s", t[i].address);
+			return;
+		default:
+			return;
+		}
+	}
+}
+
 int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const struct selector *sel,
 		struct device_info **ret, size_t *ret_count)
 {
+	enum discover_transport tr = DISCOVER_PROBE;
+	struct discover_target *listed = NULL;
+	size_t nlisted = 0;
+	long listed_host = -1;
 	struct device_info *list = NULL;
 	struct scsi_addr *addrs = NULL;
 	size_t n = 0, count = 0;
@@ -228,10 +265,22 @@ int device_list(const struct sysfs_ctx *sys, const struct quirk_db *db, const st
 			     has_kernel_flags ? d->kernel_flags : NULL, d->vendor, d->model,
 			     &d->kflags);
 		r = list_identity(sys, &addrs[i], d);
+		if (r == 0)
+			r = path_devices_read(sys, &addrs[i], &d->dev);
 		if (r < 0)
 			break;
+		if (listed_host != (long)addrs[i].host) {
+			free(listed);
+			listed = NULL;
+			nlisted = 0;
+			listed_host = addrs[i].host;
+			if (topology_read(sys, addrs[i].host, &tr, &listed, &nlisted) < 0)
+				tr = DISCOVER_PROBE;
+		}
+		transport_text(tr, listed, nlisted, &addrs[i], d->transport, sizeof(d->transport));
 		count++;
 	}
+	free(listed);
 	free(addrs);
 	if (r < 0) {
 		device_list_free(list, count);
@@ -461,7 +510,7 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 {
 	for (size_t i = 0; i < count; i++) {
 		const struct device_info *d = &list[i];
-		char name[40], v[64], m[80], r[40], flags[256], hctl[40];
+		char name[40], v[64], m[80], r[40], flags[256], hctl[40], size[32] = "-";
 
 		snprintf(name, sizeof(name), "[%s]", addr_text(&d->addr, hctl, sizeof(hctl)));
 		flags_text(d->match.flags, flags, sizeof(flags));
@@ -487,6 +536,12 @@ void output_list_text(FILE *f, const struct device_info *list, size_t count, boo
 			d->id_recorded[0] ? "; recorded when first seen: " : "", d->id_recorded);
 		fprintf(f, "    kernel flags: %s; state: %s\n",
 			d->kernel_flags[0] ? d->kernel_flags : "(none)", d->state);
+		if (d->dev.sectors >= 0)
+			output_size(d->dev.sectors, size, sizeof(size));
+		fprintf(f, "    transport: %s; wwid: %s; size: %s; LUN 0x%04" PRIx64 "%s%s%s%s\n",
+			d->transport[0] ? d->transport : "-", d->dev.wwid[0] ? d->dev.wwid : "-",
+			size, d->addr.lun, d->dev.map[0] ? "; map: " : "", d->dev.map,
+			d->dev.map[0] ? " " : "", d->dev.map[0] ? d->dev.map_dev : "");
 		for (size_t k = 0; k < d->match.count; k++)
 			fprintf(f, "    from %s:%u (%s)\n", d->match.sources[k]->file,
 				d->match.sources[k]->line, d->match.sources[k]->title);
@@ -551,6 +606,20 @@ json_object *output_list_json(const struct device_info *list, size_t count)
 		json_object_object_add(o, "kernel_flags_check", kflags_json(&d->kflags));
 		json_object_object_add(o, "identity", identity_json(d));
 		json_object_object_add(o, "quirks", quirks_json(&d->match));
+		snprintf(hctl, sizeof(hctl), "0x%04" PRIx64, d->addr.lun);
+		json_object_object_add(o, "lun_hex", output_json_string(hctl));
+		json_object_object_add(o, "transport",
+				       d->transport[0] ? output_json_string(d->transport) : NULL);
+		json_object_object_add(o, "wwid",
+				       d->dev.wwid[0] ? output_json_string(d->dev.wwid) : NULL);
+		json_object_object_add(o, "sectors",
+				       d->dev.sectors >= 0 ? json_object_new_int64(d->dev.sectors)
+							   : NULL);
+		json_object_object_add(o, "map",
+				       d->dev.map[0] ? output_json_string(d->dev.map) : NULL);
+		json_object_object_add(o, "map_device",
+				       d->dev.map_dev[0] ? output_json_string(d->dev.map_dev)
+							 : NULL);
 		json_object_array_add(arr, o);
 	}
 	return arr;

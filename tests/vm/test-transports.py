@@ -23,6 +23,7 @@ One boot per kernel carries:
 usage: test-transports.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
 """
 
+import json
 import os
 import re
 import sys
@@ -173,6 +174,13 @@ echo "@@RM held rc=$rc before=$w1 after=$(wwid_of $o1:0:0:5) dev=$blk"
 grep 'LUN 5 ' /tmp/rm.out | sed 's/^/@@RMH /'
 kill $HOLD; wait $HOLD 2>/dev/null
 scsi-scan explain --quirks-file /etc/lunmask-t1.conf $o1:0:0 2>&1 | sed 's/^/@@XM /'
+# sg3_utils' rescan-scsi-bus.sh -u, "look for existing disks that have been
+# remapped", on the kernel's host, whose LUN 5 still has the first unit's wwid
+w0=$(wwid_of $k1:0:0:5)
+t0=$(uptime_cs)
+timeout 300 rescan-scsi-bus.sh -u --hosts=$k1 > /tmp/rsb.out 2>&1; rc=$?
+echo "@@RSB remap rc=$rc cs=$(( $(uptime_cs) - t0 )) before=$w0 after=$(wwid_of $k1:0:0:5) luns=[$(luns_of_host $k1)]"
+tail -3 /tmp/rsb.out | sed 's/^/@@RSBL /'
 
 # SAS: mptsas registers the end devices when it loads.
 i=0; while [ $i -lt 100 ] && [ $(ls /sys/class/sas_end_device 2>/dev/null | wc -l) -lt 6 ]; do
@@ -219,6 +227,13 @@ mkmap() { # the paths of LUN 6, one map over both
 }
 mkmap
 scsi-scan list --iscsi-target $T7 --lun 6 | sed 's/^/@@YL /'
+# list against Debian's lsscsi, field by field: transport (-t), LUN in hex
+# (-x), size in blocks (-S), kernel name (-k), LU name (-UU)
+for h in $a7 $b7; do
+	lsscsi -t -x -S -k "$h:*:*:*" | sed 's/^/@@LST /'
+	lsscsi -UU -x -k "$h:*:*:*" | sed 's/^/@@LSU /'
+done
+echo "@@LSJ $(scsi-scan list --json host$a7 host$b7 | tr -d '\n')"
 sleep 600 < /dev/mapper/mpathv &
 HOLD=$!
 scsi-scan detach --iscsi-target $T7 --lun 6 > /tmp/v.out 2>&1; rc=$?
@@ -515,7 +530,8 @@ def main():
                               vmlib.INIT_TAIL,
                               {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm",
-                                        "/usr/sbin/dmsetup",
+                                        "/usr/sbin/dmsetup", "/bin/bash", "/usr/bin/lsscsi",
+                                        "/usr/bin/rescan-scsi-bus.sh",
                                         "/lib/udev/scsi_id"],
                               on_demand=on_demand)
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
@@ -618,12 +634,17 @@ def main():
     rmk = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RMK "))
     rmh = " | ".join(line[6:].strip() for line in out.splitlines() if line.startswith("@@RMH "))
     kern, ours, held = rm.get("kernel", {}), rm.get("ours", {}), rm.get("held", {})
+    rsb = re.search(r"^@@RSB remap (.*)$", out, re.M)
+    rsb = dict(kv.split("=", 1) for kv in rsb.group(1).split() if "=" in kv) if rsb else {}
+    rsbl = " | ".join(line[8:].strip() for line in out.splitlines() if line.startswith("@@RSBL "))
     checks.check("remap-kernel-keeps-old",
                  kern.get("before") and kern.get("after") == kern.get("before") and
                  "would-remove" in rmk and "remapped" in rmk,
                  f"LUN 5 of t1 remapped to another backstore: after the kernel's own rescan "
-                 f"(- - -) its device still has wwid {kern.get('after')}; scsi-scan -n: {rmk}",
-                 width=30)
+                 f"(- - -) its device still has wwid {kern.get('after')}; scsi-scan -n: {rmk}; "
+                 f"at the end, rescan-scsi-bus.sh -u on that host: rc {rsb.get('rc')} in "
+                 f"{int(rsb.get('cs', '-1')) * 10} ms, wwid {rsb.get('before')} -> "
+                 f"{rsb.get('after')}, LUNs {rsb.get('luns')} ({rsbl[:200]})", width=30)
     checks.check("remap-replaced",
                  ours.get("rc") == "0" and ours.get("after") and
                  ours.get("after") != ours.get("before") and
@@ -750,6 +771,31 @@ def main():
                  f"detach while the map is open: rc {vh.get('rc')}, paths {vh.get('luns')}, "
                  f"map still there: {vh.get('map')}, hold-outs {vh.get('holdouts')}: "
                  f"{vtext['D1'][:300]}", width=30)
+    lst = [line.split()[1:] for line in out.splitlines() if line.startswith("@@LST ")]
+    lsu = [line.split()[1:] for line in out.splitlines() if line.startswith("@@LSU ")]
+    lsj = re.search(r"^@@LSJ (.*)$", out, re.M)
+    ours = json.loads(lsj.group(1))["devices"] if lsj and lsj.group(1).strip() else []
+    compared, differ = 0, []
+    for d in ours:
+        h, c, t, _ = d["hctl"].split(":")
+        tup = f"[{h}:{c}:{t}:{d['lun_hex']}]"
+        lt = next((x for x in lst if x and x[0] == tup), None)
+        lu = next((x for x in lsu if x and x[0] == tup), None)
+        if not lt or not lu:
+            differ.append(f"{tup}: not in lsscsi's output")
+            continue
+        theirs = {"transport": lt[2], "block": lt[-2], "sectors": lt[-1],
+                  "wwid": next((x for x in lu if x.startswith(("naa.", "eui.", "t10."))),
+                               None)}
+        mine = {"transport": d["transport"], "block": d["block"],
+                "sectors": str(d["sectors"]), "wwid": d["wwid"]}
+        compared += 1
+        differ += [f"{tup} {k}: lsscsi {theirs[k]}, ours {mine[k]}" for k in mine
+                   if theirs[k] != mine[k]]
+    checks.check("list-against-lsscsi", compared >= 4 and not differ,
+                 f"{compared} LUN(s) of t7's two sessions: transport, LUN in hex, size in "
+                 f"blocks, kernel name and LU name as Debian's lsscsi -t -x -S -k and -UU "
+                 f"print them{': ' + '; '.join(differ[:4]) if differ else ''}", width=30)
     vd, vhe, vr = vol.get("detach", {}), vol.get("held", {}), vol.get("release", {})
     vc = vol.get("coldplug", {})
     checks.check("volume-detach",
