@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,19 +339,25 @@ END_TEST
 
 /* The engine on a fake tree: hosts whose scan files are plain files (a
  * write attaches nothing, no id is refused) and no devices. */
-static char root[64], log_text[1 << 16];
+static char root[64], log_text[1 << 20];
 static size_t log_used;
 
 static void capture(void *data, int prio, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/* Workers log from their own threads. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void capture(void *data, int prio, const char *fmt, va_list ap)
 {
 	int n;
 
 	(void)data;
-	if (log_used + 256 >= sizeof(log_text))
+	pthread_mutex_lock(&log_lock);
+	if (log_used + 256 >= sizeof(log_text)) {
+		pthread_mutex_unlock(&log_lock);
 		return;
+	}
 	n = snprintf(log_text + log_used, sizeof(log_text) - log_used, "<%d>", prio);
 	log_used += (size_t)n;
 	n = vsnprintf(log_text + log_used, sizeof(log_text) - log_used, fmt, ap);
@@ -358,6 +365,7 @@ static void capture(void *data, int prio, const char *fmt, va_list ap)
 	if (log_used + 1 < sizeof(log_text))
 		log_text[log_used++] = '\n';
 	log_text[log_used] = '\0';
+	pthread_mutex_unlock(&log_lock);
 }
 
 static void mkpath(const char *rel)
