@@ -44,6 +44,8 @@ void volume_holdout_key(const struct volume_address *a, struct holdout_key *k);
  * @addr: the LUN
  * @attached: the kernel has it
  * @state: its sysfs state ("running", "offline", ...)
+ * @type: its peripheral device type, or -1
+ * @has_block: its type gets a block device (disk, CD/DVD, optical, RBC)
  * @block: its block device ("sdc"), or empty
  * @sg: its sg node ("sg3"), or empty
  * @wwid: its sysfs wwid, or empty
@@ -56,6 +58,8 @@ struct path_devices {
 	struct scsi_addr addr;
 	bool attached;
 	char state[32];
+	int type;
+	bool has_block;
 	char block[32];
 	char sg[32];
 	char wwid[SCSI_WWID_MAX + 1];

@@ -221,12 +221,18 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 
 	memset(ret, 0, sizeof(*ret));
 	ret->addr = *a;
+	ret->type = -1;
 	ret->sectors = ret->map_sectors = -1;
 	ret->attached = sysfs_device_exists(sys, a);
 	if (!ret->attached)
 		return 0;
 	if (sysfs_device_attr(sys, a, "state", ret->state, sizeof(ret->state)) < 0)
 		ret->state[0] = '\0';
+	ret->type = sysfs_device_attr(sys, a, "type", size, sizeof(size)) > 0
+			    ? (int)strtol(size, NULL, 10)
+			    : -1;
+	/* sd and sr: direct access, CD/DVD, optical memory, RBC. */
+	ret->has_block = ret->type == 0 || ret->type == 5 || ret->type == 7 || ret->type == 14;
 	if (sysfs_device_attr(sys, a, "wwid", ret->wwid, sizeof(ret->wwid)) < 0)
 		ret->wwid[0] = '\0';
 	if (sysfs_device_link(sys, a, "scsi_generic", ret->sg, sizeof(ret->sg)) < 0)

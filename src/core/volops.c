@@ -359,7 +359,7 @@ int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address
 static bool devices_ready(const struct path_devices *dev, size_t n, bool want_map)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!dev[i].attached)
+		if (!dev[i].attached || !dev[i].has_block)
 			continue;
 		if (!dev[i].block[0] || (want_map && !dev[i].map[0]))
 			return false;

@@ -1720,6 +1720,13 @@ class Volumes(ScanTest):
         r = t.json("--sas-address", "5000C500A1B20100", "--lun", "1", rc=0)
         self.assertEqual(t.devices(), ["2:0:0:1", "3:0:1:1"])
         self.assertEqual(r["volume"]["attached"], 2)
+        # a tape has no block device to wait for
+        t = self.tree("host 2 transport sas max_lun 65536\nlu 2:0:0:2 pdt 1\n", hosts=(2,))
+        t.sas_end_device(2, 0, 0, address="0x5000c500a1b20100")
+        start = time.monotonic()
+        r = t.json("--sas-address", "0x5000c500a1b20100", "--lun", "2", rc=0)
+        self.assertLess(time.monotonic() - start, 20)
+        self.assertEqual(r["volume"]["paths"][0]["block"], None)
 
 
 class Hostile(ScanTest):
