@@ -180,13 +180,18 @@ int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address
  * @n: how many
  * @timeout_ms: the bound for all of it
  * @ret: set to each path's devices, @n of them (free() it)
+ * @ret_no_map: set to true when multipathd runs, two or more paths have
+ *	their block device, and no map held them within the bound (the
+ *	volume is blacklisted, or find_multipaths keeps it out): worth saying,
+ *	not a failure of the attach
  *
- * Return: 0 (everything there), -ETIMEDOUT (some path's block device or
- * the map did not come within the bound; @ret says what is there), or a
- * negative errno.
+ * Only LUNs whose type gets a block device are waited for.
+ *
+ * Return: 0 (every path's block device there), -ETIMEDOUT (one did not
+ * come within the bound; @ret says what is there), or a negative errno.
  */
 int volume_wait_devices(const struct sysfs_ctx *sys, const struct volume_path *paths, size_t n,
-			unsigned int timeout_ms, struct path_devices **ret);
+			unsigned int timeout_ms, struct path_devices **ret, bool *ret_no_map);
 
 /**
  * volume_resize() - have every path read its size again, then the map above

@@ -591,6 +591,7 @@ static int cmd_attach(const struct options *o, struct sysfs_ctx *sys, struct qui
 	json_object *scan_json = NULL;
 	struct path_devices *dev = NULL;
 	size_t attached = 0;
+	bool no_map;
 	int ret, r;
 
 	if (!sel)
@@ -602,7 +603,7 @@ static int cmd_attach(const struct options *o, struct sysfs_ctx *sys, struct qui
 			print_json(scan_json);
 		return ret;
 	}
-	r = volume_wait_devices(sys, paths, n, o->device_timeout * 1000, &dev);
+	r = volume_wait_devices(sys, paths, n, o->device_timeout * 1000, &dev, &no_map);
 	if (r < 0 && r != -ETIMEDOUT) {
 		fprintf(stderr, "scsi-scan: %s: cannot read its paths: %s\n", address,
 			strerror(-r));
@@ -619,9 +620,13 @@ static int cmd_attach(const struct options *o, struct sysfs_ctx *sys, struct qui
 		output_volume_text(stdout, address, paths, dev, n);
 	}
 	if (r == -ETIMEDOUT)
-		fprintf(stderr, "scsi-scan: %s: after %u s, a path has no block device yet%s\n",
-			address, o->device_timeout,
-			multipathd_running(sys) ? ", or no multipath map holds the paths" : "");
+		fprintf(stderr, "scsi-scan: %s: after %u s, a path has no block device yet\n",
+			address, o->device_timeout);
+	if (no_map)
+		fprintf(stderr,
+			"scsi-scan: %s: multipathd runs, but after %u s no map holds the paths "
+			"(blacklisted, or kept out by find_multipaths?)\n",
+			address, o->device_timeout);
 	free(dev);
 	if (!attached) {
 		fprintf(stderr, "scsi-scan: %s: attached on none of its %zu path(s)\n", address, n);

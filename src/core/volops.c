@@ -356,27 +356,35 @@ int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address
 	return any ? 0 : -ENOENT;
 }
 
-static bool devices_ready(const struct path_devices *dev, size_t n, bool want_map)
+/* Whether each path that gets a block device has it (@want_map: and a map
+ * above it); @nblock is set to how many have one. */
+static bool devices_ready(const struct path_devices *dev, size_t n, bool want_map, size_t *nblock)
 {
+	bool ready = true;
+
+	*nblock = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!dev[i].attached || !dev[i].has_block)
 			continue;
+		*nblock += dev[i].block[0] != '\0';
 		if (!dev[i].block[0] || (want_map && !dev[i].map[0]))
-			return false;
+			ready = false;
 	}
-	return true;
+	return ready;
 }
 
 int volume_wait_devices(const struct sysfs_ctx *sys, const struct volume_path *paths, size_t n,
-			unsigned int timeout_ms, struct path_devices **ret)
+			unsigned int timeout_ms, struct path_devices **ret, bool *ret_no_map)
 {
 	const struct timespec step = { .tv_nsec = 50 * 1000000L };
 	struct path_devices *dev = calloc(n + 1, sizeof(*dev));
 	uint64_t end = scan_now_ms() + timeout_ms;
-	bool want_map = multipathd_running(sys);
+	bool multipathd = multipathd_running(sys), blocks = false;
+	size_t nblock;
 	int r = 0;
 
 	*ret = NULL;
+	*ret_no_map = false;
 	if (!dev)
 		return -ENOMEM;
 	for (;;) {
@@ -386,10 +394,16 @@ int volume_wait_devices(const struct sysfs_ctx *sys, const struct volume_path *p
 			free(dev);
 			return r;
 		}
-		if (devices_ready(dev, n, want_map))
+		blocks = devices_ready(dev, n, false, &nblock);
+		/* A map is looked for over two paths or more, as multipathd's
+		 * find_multipaths does by default. */
+		if (blocks && (!multipathd || nblock < 2 || devices_ready(dev, n, true, &nblock)))
 			break;
 		if (scan_now_ms() >= end) {
-			r = -ETIMEDOUT;
+			if (!blocks)
+				r = -ETIMEDOUT;
+			else
+				*ret_no_map = true;
 			break;
 		}
 		nanosleep(&step, NULL);

@@ -1550,6 +1550,15 @@ class Volumes(ScanTest):
         self.assertIn("attached on none of its 2 path(s)", p.stderr)
         self.assertEqual(t.devices(), [])
 
+    def test_multipathd_runs_but_claims_nothing(self):
+        # a live pid in multipathd's pid file, and no map over the paths:
+        # said, and the attach still succeeds
+        t = self.two_paths()
+        t.write("run/multipathd.pid", f"{os.getpid()}\n")
+        p = t.run("--iscsi-target", self.IQN, "--lun", "2", "--device-timeout", "1", rc=0)
+        self.assertIn("multipathd runs, but after 1 s no map holds the paths", p.stderr)
+        self.assertEqual(t.devices(), ["0:0:0:2", "1:0:0:2"])
+
     def test_portal_group_and_unknown_target(self):
         t = self.two_paths()
         p = t.run("--iscsi-target", self.IQN, "--tpgt", "2", "--lun", "2", rc=1)
