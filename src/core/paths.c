@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "inuse.h"
@@ -331,19 +330,11 @@ int map_in_use(const struct sysfs_ctx *sys, const char *map_dev, char *why, size
 	return r;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Runs a tool with its output in @why, bounded: 0 when it exits 0, -EIO
  * when it fails, -ETIMEDOUT (killed), -ENOENT (not installed). */
 static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_t len)
 {
-	uint64_t end = now_ms() + (uint64_t)timeout_s * 1000;
+	uint64_t end = scan_now_ms() + (uint64_t)timeout_s * 1000;
 	size_t used = 0;
 	int fds[2], status, r = 0;
 	pid_t pid;
@@ -372,7 +363,7 @@ static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_
 	close(fds[1]);
 	for (;;) {
 		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-		uint64_t now = now_ms();
+		uint64_t now = scan_now_ms();
 		char buf[256];
 		ssize_t n;
 
