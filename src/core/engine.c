@@ -193,13 +193,20 @@ int engine_load_db(struct engine *e, const char *const *dirs, size_t ndirs, bool
 	return 0;
 }
 
-static struct host_state *host_get(struct engine *e, unsigned int host)
+static struct host_state *host_find(struct engine *e, unsigned int host)
 {
-	struct host_state *h;
-
-	for (h = e->hosts; h; h = h->next)
+	for (struct host_state *h = e->hosts; h; h = h->next)
 		if (h->host == host)
 			return h;
+	return NULL;
+}
+
+static struct host_state *host_get(struct engine *e, unsigned int host)
+{
+	struct host_state *h = host_find(e, host);
+
+	if (h)
+		return h;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
@@ -929,14 +936,6 @@ int engine_poll_empty(struct engine *e)
 	e->poll_next_set = false;
 	free(hosts);
 	return polled;
-}
-
-static struct host_state *host_find(struct engine *e, unsigned int host)
-{
-	for (struct host_state *h = e->hosts; h; h = h->next)
-		if (h->host == host)
-			return h;
-	return NULL;
 }
 
 static const struct discover_target *entry_of(const struct discover_target *t, size_t n,
