@@ -200,6 +200,17 @@ void discover_step(struct discover *d, enum discover_outcome last, struct discov
 const char *discover_transport_name(enum discover_transport t);
 
 /**
+ * discover_iscsi_address() - split an iSCSI session's address, which
+ *	topology.c gives as "IQN,TPGT"
+ * @address: the entry's @address
+ * @iqn_len: set to the length of the IQN part (all of @address without a
+ *	comma)
+ *
+ * Return: the portal group tag, or -1 when there is none.
+ */
+long discover_iscsi_address(const char *address, size_t *iqn_len);
+
+/**
  * discover_empty_targets() - the listed targets of which nothing is attached
  * @targets: a transport's list (topology_read())
  * @ntargets: how many

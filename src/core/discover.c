@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "discover.h"
@@ -341,6 +342,14 @@ void discover_step(struct discover *d, enum discover_outcome last, struct discov
 		step_probe(d, last, next);
 	else
 		step_listed(d, last, next);
+}
+
+long discover_iscsi_address(const char *address, size_t *iqn_len)
+{
+	const char *comma = strrchr(address, ',');
+
+	*iqn_len = comma ? (size_t)(comma - address) : strlen(address);
+	return comma ? strtol(comma + 1, NULL, 10) : -1;
 }
 
 size_t discover_empty_targets(const struct discover_target *targets, size_t ntargets,

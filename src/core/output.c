@@ -183,16 +183,17 @@ static void transport_text(enum discover_transport tr, const struct discover_tar
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < nt; i++) {
-		const char *comma;
+		long tpgt;
+		size_t n;
 
 		if (t[i].channel != a->channel || t[i].id != a->id || !t[i].has_id)
 			continue;
 		switch (tr) {
 		case DISCOVER_ISCSI:
-			comma = strrchr(t[i].address, ',');
-			if (comma)
-				snprintf(buf, len, "%.*s,t,0x%lx", (int)(comma - t[i].address),
-					 t[i].address, strtoul(comma + 1, NULL, 10));
+			tpgt = discover_iscsi_address(t[i].address, &n);
+			if (tpgt >= 0)
+				snprintf(buf, len, "%.*s,t,0x%lx", (int)n, t[i].address,
+					 (unsigned long)tpgt);
 			else
 				snprintf(buf, len, "%s", t[i].address);
 			return;

@@ -85,19 +85,15 @@ static void key_of(const struct sysfs_ctx *sys, const struct volume_host *hosts,
 		for (size_t j = 0; j < hosts[i].ntargets; j++) {
 			const struct discover_target *t = &hosts[i].targets[j];
 			struct volume_address va = { .tpgt = -1 };
-			char *comma;
 
 			if (t->channel != a->channel || t->id != a->id || !t->has_id)
 				continue;
 			if (hosts[i].transport == DISCOVER_ISCSI) {
 				char iqn[sizeof(t->address)];
+				size_t len;
 
-				snprintf(iqn, sizeof(iqn), "%s", t->address);
-				comma = strrchr(iqn, ',');
-				if (comma) {
-					*comma = '\0';
-					va.tpgt = strtol(comma + 1, NULL, 10);
-				}
+				va.tpgt = discover_iscsi_address(t->address, &len);
+				snprintf(iqn, sizeof(iqn), "%.*s", (int)len, t->address);
 				if (volume_address_set_target(&va, DISCOVER_ISCSI, iqn) < 0)
 					continue;
 			} else if (volume_address_set_target(&va, hosts[i].transport, t->address) <

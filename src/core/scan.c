@@ -458,7 +458,7 @@ static ssize_t addresses(const struct host_scan *hs, unsigned int c, unsigned in
 	}
 	for (size_t i = 0; i < hs->nlisted; i++) {
 		const struct discover_target *lt = &hs->listed[i];
-		char *comma;
+		size_t len;
 
 		if (!lt->has_id || lt->channel != c || lt->id != id)
 			continue;
@@ -471,13 +471,8 @@ static ssize_t addresses(const struct host_scan *hs, unsigned int c, unsigned in
 			t[n].sas_address = lt->address;
 			break;
 		case DISCOVER_ISCSI:
-			/* topology.c gives "IQN,TPGT" */
-			snprintf((*iqns)[n], sizeof((*iqns)[n]), "%s", lt->address);
-			comma = strrchr((*iqns)[n], ',');
-			if (comma) {
-				*comma = '\0';
-				t[n].iscsi_tpgt = strtol(comma + 1, NULL, 10);
-			}
+			t[n].iscsi_tpgt = discover_iscsi_address(lt->address, &len);
+			snprintf((*iqns)[n], sizeof((*iqns)[n]), "%.*s", (int)len, lt->address);
 			t[n].iscsi_target = (*iqns)[n];
 			break;
 		case DISCOVER_PROBE:

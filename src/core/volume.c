@@ -78,7 +78,7 @@ int volume_address_set_wwid(struct volume_address *a, const char *text)
 bool volume_target_matches(const struct volume_address *a, enum discover_transport transport,
 			   const struct discover_target *t)
 {
-	const char *comma;
+	long tpgt;
 	char norm[17];
 	size_t n;
 
@@ -86,12 +86,10 @@ bool volume_target_matches(const struct volume_address *a, enum discover_transpo
 		return false;
 	switch (transport) {
 	case DISCOVER_ISCSI:
-		/* topology.c gives "IQN,TPGT" */
-		comma = strrchr(t->address, ',');
-		n = comma ? (size_t)(comma - t->address) : strlen(t->address);
+		tpgt = discover_iscsi_address(t->address, &n);
 		if (n != strlen(a->target) || strncasecmp(t->address, a->target, n) != 0)
 			return false;
-		return a->tpgt < 0 || (comma && strtol(comma + 1, NULL, 10) == a->tpgt);
+		return a->tpgt < 0 || tpgt == a->tpgt;
 	case DISCOVER_FC:
 	case DISCOVER_SAS:
 		return lunmask_address_normalize(t->address, norm, sizeof(norm)) == 0 &&

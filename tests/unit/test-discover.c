@@ -688,6 +688,28 @@ static bool is_unit(const char *units, uint64_t lun)
 	return false;
 }
 
+static const struct iscsi_address_case {
+	const char *address;
+	size_t iqn_len;
+	long tpgt;
+} iscsi_address_cases[] = {
+	{ "iqn.2003-01.org.linux-iscsi.test:t1,1", 35, 1 },
+	{ "iqn.2003-01.x:t1,65535", 16, 65535 },
+	{ "iqn.2003-01.x:t1", 16, -1 },
+	{ "?", 1, -1 },
+	{ "", 0, -1 },
+};
+
+START_TEST(discover_iscsi_address_split)
+{
+	const struct iscsi_address_case *c = &iscsi_address_cases[_i];
+	size_t n = 99;
+
+	ck_assert_int_eq(discover_iscsi_address(c->address, &n), c->tpgt);
+	ck_assert_uint_eq(n, c->iqn_len);
+}
+END_TEST
+
 START_TEST(reach_rules)
 {
 	const struct reach_case *c = &reach_cases[_i];
@@ -778,6 +800,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, discover_one_target_listed_twice);
 	tcase_add_test(tc, discover_sas_never_probes);
 	tcase_add_test(tc, discover_empty_targets_for_the_poll);
+	tcase_add_loop_test(tc, discover_iscsi_address_split, 0,
+			    sizeof(iscsi_address_cases) / sizeof(iscsi_address_cases[0]));
 	tcase_add_loop_test(tc, discover_dry_run_look, 0,
 			    sizeof(look_cases) / sizeof(look_cases[0]));
 	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));
