@@ -195,12 +195,14 @@ int volume_resolve(const struct sysfs_ctx *sys, const struct volume_address *a,
 	return 0;
 }
 
-static int64_t block_sectors(const struct sysfs_ctx *sys, const char *name)
+/* The size of the block device whose sysfs directory is @dir, in 512-byte
+ * sectors, or -1. */
+static int64_t sectors_at(const struct sysfs_ctx *sys, const char *dir)
 {
 	char buf[32], *end;
 	long long v;
 
-	if (sysfs_read(sys, buf, sizeof(buf), "/sys/class/block/%s/size", name) < 0)
+	if (sysfs_read(sys, buf, sizeof(buf), "%s/size", dir) < 0)
 		return -1;
 	v = strtoll(buf, &end, 10);
 	return *end || end == buf || v < 0 ? -1 : (int64_t)v;
@@ -209,7 +211,7 @@ static int64_t block_sectors(const struct sysfs_ctx *sys, const char *name)
 int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		      struct path_devices *ret)
 {
-	char rel[PATH_MAX], hctl[40], size[32], *end;
+	char rel[PATH_MAX], hctl[40], size[32];
 	struct dirent *de;
 	DIR *d;
 	int r;
@@ -238,12 +240,8 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 	}
 	/* Under the device: sysfs has the disk there as well as in its class. */
 	scsi_addr_format(a, hctl, sizeof(hctl));
-	if (sysfs_read(sys, size, sizeof(size), "/sys/bus/scsi/devices/%s/block/%s/size", hctl,
-		       ret->block) > 0) {
-		long long v = strtoll(size, &end, 10);
-
-		ret->sectors = *end || v < 0 ? -1 : (int64_t)v;
-	}
+	snprintf(rel, sizeof(rel), "/sys/bus/scsi/devices/%s/block/%s", hctl, ret->block);
+	ret->sectors = sectors_at(sys, rel);
 	snprintf(rel, sizeof(rel), "/sys/bus/scsi/devices/%s/block/%s/holders", hctl, ret->block);
 	r = sysfs_open_dir(sys, rel, &d);
 	if (r < 0 || !d)
@@ -260,7 +258,8 @@ int path_devices_read(const struct sysfs_ctx *sys, const struct scsi_addr *a,
 		if (sysfs_read(sys, ret->map, sizeof(ret->map), "/sys/class/block/%s/dm/name",
 			       de->d_name) < 0)
 			snprintf(ret->map, sizeof(ret->map), "%s", de->d_name);
-		ret->map_sectors = block_sectors(sys, de->d_name);
+		snprintf(rel, sizeof(rel), "/sys/class/block/%s", de->d_name);
+		ret->map_sectors = sectors_at(sys, rel);
 		break;
 	}
 	closedir(d);
@@ -285,7 +284,8 @@ int map_paths_sectors(const struct sysfs_ctx *sys, const char *map_dev, int64_t 
 
 		if (de->d_name[0] == '.')
 			continue;
-		s = block_sectors(sys, de->d_name);
+		snprintf(rel, sizeof(rel), "/sys/class/block/%s/slaves/%s", map_dev, de->d_name);
+		s = sectors_at(sys, rel);
 		if (s < 0)
 			continue;
 		if (*ret_min < 0 || s < *ret_min)
