@@ -134,10 +134,21 @@ int engine_coldplug(struct engine *e);
  * engine_wants_lun_adds() - whether LUNs' add events are of use
  * @e: the engine
  *
- * Return: true while the database has a lunmask policy (one to hold
- * against other scanners).
+ * Return: true while the database has a lunmask policy, or a detached
+ * volume is held out (either one to hold against other scanners).
  */
 bool engine_wants_lun_adds(struct engine *e);
+
+/**
+ * engine_holdouts_changed() - look at the hold-outs again
+ * @e: the engine
+ *
+ * Called at start and when HOLDOUT_DIR changes. Every scan reads the
+ * hold-outs itself; this only says whether LUNs' add events are wanted.
+ *
+ * Return: true when there were none and now are, or the other way round.
+ */
+bool engine_holdouts_changed(struct engine *e);
 
 /* Targets one poll scans at most; the rest wait for the next poll. */
 #define ENGINE_POLL_TARGETS_MAX 64

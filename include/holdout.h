@@ -31,6 +31,26 @@
 int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret);
 
 /**
+ * holdout_any() - whether a hold-out is in force
+ * @sys: the path context
+ *
+ * Return: true when HOLDOUT_DIR holds a hold-out file.
+ */
+bool holdout_any(const struct sysfs_ctx *sys);
+
+/**
+ * holdout_dir_make() - make HOLDOUT_DIR (and /run/scsi-scan) if missing
+ * @sys: the path context
+ * @path: set to the directory's path under the context's root
+ * @len: size of @path
+ *
+ * For a watch of the directory before any hold-out is written.
+ *
+ * Return: 0 or a negative errno.
+ */
+int holdout_dir_make(const struct sysfs_ctx *sys, char *path, size_t len);
+
+/**
  * holdout_write() - hold a LUN out
  * @sys: the path context
  * @k: what to hold out

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "holdout.h"
 #include "monitor.h"
 #include "quirks.h"
 #include "settle.h"
@@ -56,6 +58,8 @@ struct daemon {
 	struct monitor *mon;
 	const struct sysfs_ctx *sys;
 	bool coldplug_done;
+	/* the watch of HOLDOUT_DIR in the quirk directories' inotify */
+	int holdout_wd;
 };
 
 static void log_line(void *data, int prio, const char *fmt, va_list ap)
@@ -157,6 +161,8 @@ static void record_phase(struct daemon *d, enum settle_phase phase)
 static int watch_dirs(struct daemon *d)
 {
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	char dir[PATH_MAX];
+	int r;
 
 	if (fd < 0)
 		return -errno;
@@ -166,7 +172,43 @@ static int watch_dirs(struct daemon *d)
 					      IN_DELETE | IN_ONLYDIR) < 0)
 			say(d, LOG_DEBUG, "quirks: not watching %s: %s", d->dirs[i],
 			    strerror(errno));
+	d->holdout_wd = -1;
+	r = holdout_dir_make(d->sys, dir, sizeof(dir));
+	if (r == 0) {
+		d->holdout_wd = inotify_add_watch(
+			fd, dir, IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR);
+		r = d->holdout_wd < 0 ? -errno : 0;
+	}
+	if (r < 0)
+		say(d, LOG_WARNING,
+		    "hold-outs: not watching %s: %s (LUNs others attach are held to them "
+		    "only at the next scan)",
+		    HOLDOUT_DIR, strerror(-r));
 	return fd;
+}
+
+/* Reads the watch's events: true when a quirk directory changed. A change
+ * of the hold-outs needs no reload (every scan reads them), only the LUNs'
+ * add events while there are some. */
+static bool read_watch(struct daemon *d, int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool quirks = false, holdouts = false;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->wd == d->holdout_wd && d->holdout_wd >= 0)
+				holdouts = true;
+			else
+				quirks = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	if (holdouts && engine_holdouts_changed(d->engine))
+		watch_lun_adds(d);
+	return quirks;
 }
 
 static void usage(FILE *f)
@@ -471,13 +513,8 @@ static int run(struct daemon *d, struct monitor *mon, const struct cmdline *c)
 				}
 			}
 		}
-		if (p[1].revents & POLLIN) {
-			char buf[4096];
-
-			while (read(ifd, buf, sizeof(buf)) > 0)
-				;
+		if ((p[1].revents & POLLIN) && read_watch(d, ifd))
 			timerfd_settime(tfd, 0, &quiet, NULL);
-		}
 		if (p[2].revents & POLLIN) {
 			uint64_t ticks;
 

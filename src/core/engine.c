@@ -19,6 +19,7 @@
 
 #include "blist.h"
 #include "engine.h"
+#include "holdout.h"
 #include "inquiry.h"
 #include "output.h"
 #include "paths.h"
@@ -77,6 +78,8 @@ struct engine {
 	struct quirk_db *db;
 	struct quirk_cache *cache;
 	pthread_mutex_t db_lock;
+	/* a detached volume is held out (under db_lock) */
+	bool holdouts;
 	struct host_state *hosts;
 	unsigned int running;
 	int done_pipe[2];
@@ -122,6 +125,7 @@ struct engine *engine_new(struct sysfs_ctx *sys, const struct engine_options *op
 		errno = err;
 		return NULL;
 	}
+	e->holdouts = holdout_any(sys);
 	return e;
 }
 
@@ -561,9 +565,10 @@ static int run_scans(struct job *j, struct scan_report *rep)
 	};
 	int r = 0;
 
-	/* Every scan holds the policy: a refused LUN someone else attached
-	 * goes, unless in use (or only reported). */
-	ctx.opt.remove_refused = !e->opt.refused_report_only && lunmask_policy(j->db);
+	/* Every scan holds the policy and the hold-outs: a refused LUN
+	 * someone else attached goes, unless in use (or only reported). */
+	ctx.opt.remove_refused =
+		!e->opt.refused_report_only && (lunmask_policy(j->db) || holdout_any(e->sys));
 	if (j->work.full) {
 		struct selector sel = { (int)j->host, SCAN_WILDCARD, SCAN_WILDCARD, false, 0 };
 
@@ -876,9 +881,23 @@ bool engine_wants_lun_adds(struct engine *e)
 	bool policy;
 
 	pthread_mutex_lock(&e->db_lock);
-	policy = e->db && lunmask_policy(e->db);
+	policy = e->holdouts || (e->db && lunmask_policy(e->db));
 	pthread_mutex_unlock(&e->db_lock);
 	return policy;
+}
+
+bool engine_holdouts_changed(struct engine *e)
+{
+	bool any = holdout_any(e->sys), changed;
+
+	pthread_mutex_lock(&e->db_lock);
+	changed = any != e->holdouts;
+	e->holdouts = any;
+	pthread_mutex_unlock(&e->db_lock);
+	if (changed)
+		elog(e, LOG_INFO, "hold-outs: %s",
+		     any ? "a detached volume is held out" : "none left");
+	return changed;
 }
 
 int engine_poll_empty(struct engine *e)

@@ -15,29 +15,61 @@
 
 #include "holdout.h"
 
+/* Whether HOLDOUT_DIR has a hold-out file; no directory is none. */
+static int files_in(const struct sysfs_ctx *sys, bool *any)
+{
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	*any = false;
+	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
+	if (r < 0 || !d)
+		return r;
+	while (!*any && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		*any = n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0;
+	}
+	closedir(d);
+	return 0;
+}
+
+bool holdout_any(const struct sysfs_ctx *sys)
+{
+	bool any;
+
+	return files_in(sys, &any) == 0 && any;
+}
+
+int holdout_dir_make(const struct sysfs_ctx *sys, char *path, size_t len)
+{
+	char run[PATH_MAX];
+	int r;
+
+	r = sysfs_path(sys, run, sizeof(run), "/run/scsi-scan");
+	if (r == 0)
+		r = sysfs_path(sys, path, len, HOLDOUT_DIR);
+	if (r < 0)
+		return r;
+	if ((mkdir(run, 0755) < 0 && errno != EEXIST) || (mkdir(path, 0755) < 0 && errno != EEXIST))
+		return -errno;
+	return 0;
+}
+
 int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret)
 {
 	struct quirk_diags diags = { 0 };
 	char dir[PATH_MAX];
 	const char *dirs[] = { dir };
 	struct quirk_db *db;
-	struct dirent *de;
 	bool any = false;
-	DIR *d;
 	int r;
 
 	*ret = NULL;
-	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
-	if (r < 0 || !d)
+	r = files_in(sys, &any);
+	if (r < 0 || !any)
 		return r;
-	while (!any && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-
-		any = n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0;
-	}
-	closedir(d);
-	if (!any)
-		return 0;
 	r = sysfs_path(sys, dir, sizeof(dir), HOLDOUT_DIR);
 	if (r < 0)
 		return r;
@@ -70,7 +102,7 @@ static int path_of(const struct sysfs_ctx *sys, const struct holdout_key *k, cha
 int holdout_write(const struct sysfs_ctx *sys, const struct holdout_key *k, const char *reason,
 		  char *ret_path)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX], run[PATH_MAX], text[2048];
+	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX], text[2048];
 	size_t len;
 	int fd, r;
 
@@ -78,13 +110,9 @@ int holdout_write(const struct sysfs_ctx *sys, const struct holdout_key *k, cons
 	if (r == 0)
 		r = holdout_text(k, reason, text, sizeof(text));
 	if (r == 0)
-		r = sysfs_path(sys, run, sizeof(run), "/run/scsi-scan");
-	if (r == 0)
-		r = sysfs_path(sys, dir, sizeof(dir), HOLDOUT_DIR);
+		r = holdout_dir_make(sys, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	if ((mkdir(run, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST))
-		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)

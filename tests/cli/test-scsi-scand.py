@@ -115,6 +115,61 @@ class Daemon(unittest.TestCase):
         self.assertNotIn("0:0:0:1", self.devices())
         self.assertIn("0:0:0:1: removed: excluded by lunmask 'no lun 1'", p.stderr)
 
+    def test_holdouts_are_held_against_other_scanners(self):
+        # LUN 1 of 0:0:0 is attached (by someone else) while a detached
+        # volume's hold-out names it, and no lunmask policy is loaded: the
+        # coldplug deletes it, or with report says so and leaves it. The
+        # hold-out names the driver, as scsi-scan detach writes it.
+        for h in (0, 1):
+            with open(os.path.join(self.root, f"sys/class/scsi_host/host{h}/proc_name"),
+                      "w") as f:
+                f.write(f"drv{h}\n")
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0:0:0:1", self.devices())
+        held = os.path.join(self.root, "run/scsi-scan/holdout")
+        self.assertTrue(os.path.isdir(held), "the daemon makes the directory it watches")
+        with open(os.path.join(held, "driver-x-0-0-lun-1.conf"), "w") as f:
+            f.write('lunmask "held out" {\n\tdriver = "drv0"\n\tchannel = 0\n\tid = 0\n'
+                    '\texclude_luns = { 1 }\n\treason = "detached"\n}\n')
+        p = subprocess.run(self.args("--once", "--refused-luns", "report"), env=self.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0:0:0:1", self.devices())
+        self.assertIn("0:0:0:1: attached, but excluded by lunmask 'held out'", p.stderr)
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("0:0:0:1", self.devices())
+        self.assertIn("0:0:0:1: removed: excluded by lunmask 'held out'", p.stderr)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:1:0", "1:0:0:0"])
+
+    def test_a_holdout_written_while_running_is_seen(self):
+        p = subprocess.Popen(self.args("-v"), env=self.env, stderr=subprocess.PIPE, text=True)
+        try:
+            held = os.path.join(self.root, "run/scsi-scan/holdout")
+            for _ in range(300):
+                if os.path.isdir(held):
+                    break
+                time.sleep(0.1)
+            tmp = os.path.join(held, "driver-x-0-0-lun-1.conf.tmp")
+            with open(tmp, "w") as f:
+                f.write('lunmask "held out" {\n\tchannel = 0\n\tid = 0\n'
+                        '\texclude_luns = { 1 }\n}\n')
+            os.rename(tmp, tmp[:-4])
+            time.sleep(1)
+            os.unlink(tmp[:-4])
+            time.sleep(1)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            err = p.communicate(timeout=60)[1]
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("hold-outs: a detached volume is held out", err)
+        self.assertIn("hold-outs: none left", err)
+        # a hold-out needs no reload of the database
+        self.assertNotIn("quirks: reloading", err)
+
     def test_max_workers_range(self):
         for bad in ("0", "1025", "4294967297", "-1", "4x", ""):
             p = subprocess.run(self.args("--once", "--max-workers", bad), env=self.env,

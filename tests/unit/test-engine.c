@@ -18,6 +18,7 @@
 
 #include "coalesce.h"
 #include "engine.h"
+#include "holdout.h"
 
 #define ADD(h)                                                                                     \
 	{                                                                                          \
@@ -552,6 +553,37 @@ static void read_back(const char *rel, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+START_TEST(engine_holdouts_want_lun_adds)
+{
+	struct sysfs_ctx *sys;
+	struct engine *e = make_engine(&sys, &defaults);
+	char dir[256], file[300];
+
+	/* the shipped database has no lunmask policy: nothing to hold */
+	ck_assert(!engine_wants_lun_adds(e));
+	ck_assert(!engine_holdouts_changed(e));
+	ck_assert_int_eq(holdout_dir_make(sys, dir, sizeof(dir)), 0);
+	ck_assert(!engine_holdouts_changed(e));
+	/* a file that is not a hold-out's is none */
+	touch("run/scsi-scan/holdout/x.conf.tmp", "");
+	ck_assert(!engine_holdouts_changed(e));
+	ck_assert(!engine_wants_lun_adds(e));
+	touch("run/scsi-scan/holdout/driver-x-0-0-lun-1.conf",
+	      "lunmask \"held out\" {\n\tchannel = 0\n\tid = 0\n"
+	      "\texclude_luns = { 1 }\n}\n");
+	ck_assert(engine_holdouts_changed(e));
+	ck_assert(strstr(log_text, "<6>hold-outs: a detached volume is held out"));
+	ck_assert(engine_wants_lun_adds(e));
+	ck_assert(!engine_holdouts_changed(e));
+	snprintf(file, sizeof(file), "%s/driver-x-0-0-lun-1.conf", dir);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert(engine_holdouts_changed(e));
+	ck_assert(strstr(log_text, "<6>hold-outs: none left"));
+	ck_assert(!engine_wants_lun_adds(e));
+	drop_tree(e, sys);
+}
+END_TEST
+
 START_TEST(engine_path_back)
 {
 	const char *sess = "sys/devices/platform/host1/session3/iscsi_session/session3";
@@ -672,6 +704,7 @@ int main(void)
 	tcase_add_test(tc, engine_coldplug_and_events);
 	tcase_add_test(tc, engine_full_queue_and_remove);
 	tcase_add_test(tc, engine_reload_keeps_old_db);
+	tcase_add_test(tc, engine_holdouts_want_lun_adds);
 	tcase_add_test(tc, engine_path_back);
 	tcase_add_test(tc, engine_parses_from_many_threads);
 	suite_add_tcase(s, tc);
