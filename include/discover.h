@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lunmask.h"
 #include "scsi-addr.h"
@@ -209,6 +210,27 @@ const char *discover_transport_name(enum discover_transport t);
  * Return: the portal group tag, or -1 when there is none.
  */
 long discover_iscsi_address(const char *address, size_t *iqn_len);
+
+/**
+ * discover_lunmask_targets() - what the lunmask policy sees of one target:
+ *	one lunmask target per entry of the transport's list that names it
+ *	(each session, remote port or end device), or @base alone when none
+ *	does (a probed host, or a target the list misses)
+ * @listed: the host's list (topology_read())
+ * @n: its length
+ * @transport: whose list it is
+ * @base: host, driver, host port name, channel and id of the target, with
+ *	every transport field unset (iscsi_tpgt -1)
+ * @ret: set to the targets; free() it
+ * @ret_iqns: set to the IQNs the iSCSI targets point into; free() it after
+ *	@ret is no longer used
+ *
+ * Return: how many targets (at least 1), or -ENOMEM.
+ */
+ssize_t discover_lunmask_targets(const struct discover_target *listed, size_t n,
+				 enum discover_transport transport,
+				 const struct lunmask_target *base, struct lunmask_target **ret,
+				 char (**ret_iqns)[ISCSI_NAME_MAX + 16]);
 
 /**
  * discover_empty_targets() - the listed targets of which nothing is attached

@@ -373,3 +373,52 @@ size_t discover_empty_targets(const struct discover_target *targets, size_t ntar
 	}
 	return n;
 }
+
+ssize_t discover_lunmask_targets(const struct discover_target *listed, size_t n,
+				 enum discover_transport transport,
+				 const struct lunmask_target *base, struct lunmask_target **ret,
+				 char (**ret_iqns)[ISCSI_NAME_MAX + 16])
+{
+	char(*iqns)[ISCSI_NAME_MAX + 16];
+	struct lunmask_target *t;
+	size_t count = 0;
+
+	*ret = NULL;
+	*ret_iqns = NULL;
+	t = calloc(n + 1, sizeof(*t));
+	iqns = calloc(n + 1, sizeof(*iqns));
+	if (!t || !iqns) {
+		free(t);
+		free(iqns);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct discover_target *lt = &listed[i];
+		size_t len;
+
+		if (!lt->has_id || lt->channel != base->channel || lt->id != base->id)
+			continue;
+		t[count] = *base;
+		switch (transport) {
+		case DISCOVER_FC:
+			t[count].port_name = lt->address;
+			break;
+		case DISCOVER_SAS:
+			t[count].sas_address = lt->address;
+			break;
+		case DISCOVER_ISCSI:
+			t[count].iscsi_tpgt = discover_iscsi_address(lt->address, &len);
+			snprintf(iqns[count], sizeof(iqns[count]), "%.*s", (int)len, lt->address);
+			t[count].iscsi_target = iqns[count];
+			break;
+		case DISCOVER_PROBE:
+			break;
+		}
+		count++;
+	}
+	if (!count)
+		t[count++] = *base;
+	*ret = t;
+	*ret_iqns = iqns;
+	return (ssize_t)count;
+}

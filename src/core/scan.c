@@ -432,13 +432,11 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	o->ms_left = ms_left(hs);
 }
 
-/* The entries of the transport's list that name target @c:@id, as the
- * lunmask policy sees a target (one without an address for a host that
- * has no transport). Return: how many, in @ret (malloc'ed), or -ENOMEM. */
+/* The lunmask targets of @c:@id: one per entry of the transport's list. */
 static ssize_t addresses(const struct host_scan *hs, unsigned int c, unsigned int id,
 			 struct lunmask_target **ret, char (**iqns)[ISCSI_NAME_MAX + 16])
 {
-	struct lunmask_target base = {
+	const struct lunmask_target base = {
 		.host = hs->host,
 		.driver = hs->driver[0] ? hs->driver : NULL,
 		.host_port_name = hs->host_port_name[0] ? hs->host_port_name : NULL,
@@ -446,44 +444,9 @@ static ssize_t addresses(const struct host_scan *hs, unsigned int c, unsigned in
 		.id = id,
 		.iscsi_tpgt = -1,
 	};
-	struct lunmask_target *t;
-	size_t n = 0;
 
-	t = calloc(hs->nlisted + 1, sizeof(*t));
-	*iqns = calloc(hs->nlisted + 1, sizeof(**iqns));
-	if (!t || !*iqns) {
-		free(t);
-		free(*iqns);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < hs->nlisted; i++) {
-		const struct discover_target *lt = &hs->listed[i];
-		size_t len;
-
-		if (!lt->has_id || lt->channel != c || lt->id != id)
-			continue;
-		t[n] = base;
-		switch (hs->rep->transport) {
-		case DISCOVER_FC:
-			t[n].port_name = lt->address;
-			break;
-		case DISCOVER_SAS:
-			t[n].sas_address = lt->address;
-			break;
-		case DISCOVER_ISCSI:
-			t[n].iscsi_tpgt = discover_iscsi_address(lt->address, &len);
-			snprintf((*iqns)[n], sizeof((*iqns)[n]), "%.*s", (int)len, lt->address);
-			t[n].iscsi_target = (*iqns)[n];
-			break;
-		case DISCOVER_PROBE:
-			break;
-		}
-		n++;
-	}
-	if (!n)
-		t[n++] = base;
-	*ret = t;
-	return (ssize_t)n;
+	return discover_lunmask_targets(hs->listed, hs->nlisted, hs->rep->transport, &base, ret,
+					iqns);
 }
 
 /* The LUNs of @c:@id attached when the host's scan started. */

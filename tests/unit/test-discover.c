@@ -710,6 +710,91 @@ START_TEST(discover_iscsi_address_split)
 }
 END_TEST
 
+/* Each row: a host's list, the target asked for, and what the lunmask
+ * policy sees of it, one "port_name|sas_address|iqn,tpgt" per address. */
+static const struct lunmask_targets_case {
+	const char *name;
+	enum discover_transport transport;
+	struct discover_target listed[3];
+	size_t nlisted;
+	unsigned int channel, id;
+	const char *want[3];
+	size_t nwant;
+} lunmask_targets_cases[] = {
+	{ .name = "probed host: the target alone",
+	  .transport = DISCOVER_PROBE,
+	  .channel = 0,
+	  .id = 3,
+	  .want = { "-|-|-,-1" },
+	  .nwant = 1 },
+	{ .name = "iSCSI: two sessions to one target id, each its IQN and tag",
+	  .transport = DISCOVER_ISCSI,
+	  .listed = { { .channel = 0, .id = 0, .has_id = true, .address = "iqn.x:t1,1" },
+		      { .channel = 0, .id = 0, .has_id = true, .address = "iqn.x:t1,2" },
+		      { .channel = 0, .id = 1, .has_id = true, .address = "iqn.x:t2,1" } },
+	  .nlisted = 3,
+	  .channel = 0,
+	  .id = 0,
+	  .want = { "-|-|iqn.x:t1,1", "-|-|iqn.x:t1,2" },
+	  .nwant = 2 },
+	{ .name = "FC: the remote port of the id asked for",
+	  .transport = DISCOVER_FC,
+	  .listed = { { .channel = 0, .id = 0, .has_id = true, .address = "0x5001" },
+		      { .channel = 0, .id = 2, .has_id = true, .address = "0x5002" } },
+	  .nlisted = 2,
+	  .channel = 0,
+	  .id = 2,
+	  .want = { "0x5002|-|-,-1" },
+	  .nwant = 1 },
+	{ .name = "SAS: an entry without a target id names nothing",
+	  .transport = DISCOVER_SAS,
+	  .listed = { { .channel = 0, .id = 0, .has_id = false, .address = "0x5000c5" },
+		      { .channel = 1, .id = 0, .has_id = true, .address = "0x5000c6" } },
+	  .nlisted = 2,
+	  .channel = 0,
+	  .id = 0,
+	  .want = { "-|-|-,-1" },
+	  .nwant = 1 },
+	{ .name = "SAS: the channel counts",
+	  .transport = DISCOVER_SAS,
+	  .listed = { { .channel = 1, .id = 0, .has_id = true, .address = "0x5000c6" } },
+	  .nlisted = 1,
+	  .channel = 1,
+	  .id = 0,
+	  .want = { "-|0x5000c6|-,-1" },
+	  .nwant = 1 },
+};
+
+START_TEST(discover_lunmask_targets_of_a_target)
+{
+	const struct lunmask_targets_case *c = &lunmask_targets_cases[_i];
+	const struct lunmask_target base = {
+		.host = 4, .driver = "drv", .channel = c->channel, .id = c->id, .iscsi_tpgt = -1
+	};
+	char(*iqns)[ISCSI_NAME_MAX + 16];
+	struct lunmask_target *t;
+	ssize_t n;
+
+	n = discover_lunmask_targets(c->listed, c->nlisted, c->transport, &base, &t, &iqns);
+	ck_assert_msg(n == (ssize_t)c->nwant, "%s: %zd targets", c->name, n);
+	for (size_t i = 0; i < c->nwant; i++) {
+		char got[512];
+
+		snprintf(got, sizeof(got), "%s|%s|%s,%ld", t[i].port_name ? t[i].port_name : "-",
+			 t[i].sas_address ? t[i].sas_address : "-",
+			 t[i].iscsi_target ? t[i].iscsi_target : "-", t[i].iscsi_tpgt);
+		ck_assert_msg(strcmp(got, c->want[i]) == 0, "%s: [%zu] %s, not %s", c->name, i, got,
+			      c->want[i]);
+		ck_assert_uint_eq(t[i].host, 4);
+		ck_assert_str_eq(t[i].driver, "drv");
+		ck_assert_uint_eq(t[i].channel, c->channel);
+		ck_assert_uint_eq(t[i].id, c->id);
+	}
+	free(t);
+	free(iqns);
+}
+END_TEST
+
 START_TEST(reach_rules)
 {
 	const struct reach_case *c = &reach_cases[_i];
@@ -804,6 +889,8 @@ static Suite *suite(void)
 			    sizeof(iscsi_address_cases) / sizeof(iscsi_address_cases[0]));
 	tcase_add_loop_test(tc, discover_dry_run_look, 0,
 			    sizeof(look_cases) / sizeof(look_cases[0]));
+	tcase_add_loop_test(tc, discover_lunmask_targets_of_a_target, 0,
+			    sizeof(lunmask_targets_cases) / sizeof(lunmask_targets_cases[0]));
 	tcase_add_loop_test(tc, reach_rules, 0, sizeof(reach_cases) / sizeof(reach_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
