@@ -703,6 +703,12 @@ static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_n
 		if (!hit)
 			continue;
 		sysfs_read(ctx, comm, sizeof(comm), "/proc/%s/comm", pid);
+		comm[strcspn(comm, "\n")] = '\0';
+		/* udev's workers open each new disk for a moment to probe it
+		 * (blkid, scsi_id); that is no user, and a delete only ends
+		 * the probe. Before systemd 251 they bore the daemon's name. */
+		if (strcmp(comm, "(udev-worker)") == 0 || strcmp(comm, "systemd-udevd") == 0)
+			break;
 		snprintf(why, len, "/dev/%s is open by pid %s%s%s%s", hit->name, pid,
 			 comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
 		r = 1;

@@ -124,6 +124,20 @@ static const struct inuse_case cases[] = {
 	  "link proc/4251/fd/7 @dev/disk/by-id/wwn-0x5000\n"
 	  "file proc/4251/comm qemu-system-x86\n",
 	  true, 1, "/dev/sdb is open by pid 4251 (qemu-system-x86)" },
+	{ "open by udev's worker for a probe (blkid, scsi_id): no user",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4256/fd/14 @dev/sdb\n"
+	  "file proc/4256/comm (udev-worker)\n"
+	  "link proc/4257/fd/9 @dev/sdb\n"
+	  "file proc/4257/comm systemd-udevd\n",
+	  true, 0, NULL },
+	{ "open by udev's worker and by a user: in use by the user",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4256/fd/14 @dev/sdb\n"
+	  "file proc/4256/comm (udev-worker)\n"
+	  "link proc/4258/fd/3 @dev/sdb\n"
+	  "file proc/4258/comm dd\n",
+	  true, 1, "/dev/sdb is open by pid 4258 (dd)" },
 	{ "a file named like the disk is not the disk",
 	  "file dev/sdb not a node\n"
 	  "link proc/4252/fd/3 @dev/sdb\n",
