@@ -304,11 +304,23 @@ struct lunmask_spec {
 int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret_error);
 
 /**
+ * lunmask_dracut_parse() - read one rd.lunmask= value, dracut's form
+ * @s: "fc,WWPN[,LUN]" or "sas,ADDRESS[,LUN]": one LUN, read in base 0 as
+ *	the kernel's scan file reads it; none, or "-", is every LUN of that
+ *	port
+ * @ret: the parsed value, as lunmask_spec_parse() gives it
+ * @ret_error: on -EINVAL, set to a static description
+ *
+ * Return: 0 or -EINVAL.
+ */
+int lunmask_dracut_parse(const char *s, struct lunmask_spec *ret, const char **ret_error);
+
+/**
  * lunmask_cmdline_config() - quirks.d text for the kernel command line
  * @cmdline: the whole command line (/proc/cmdline)
  * @ret_text: set to malloc'ed libconfuse text: one lunmask entry per
- *	scsi_scan.lunmask= value, then one that attaches nothing else;
- *	NULL if the command line has no such value
+ *	scsi_scan.lunmask= or rd.lunmask= value, then one that attaches
+ *	nothing else; NULL if the command line has no such value
  * @ret_error: on -EINVAL, set to a static description
  * @ret_bad: on -EINVAL, set to a pointer to the offending word in @cmdline
  *

@@ -29,7 +29,7 @@ install() {
 	# meson fills in where this build installs them; the settled hook
 	# finds scsi-scan in the initramfs's PATH.
 	inst_binary "@bindir@/scsi-scan" /usr/bin/scsi-scan
-	# turns scsi_scan.lunmask= into the boot's policy
+	# turns scsi_scan.lunmask= and rd.lunmask= into the boot's policy
 	inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks ||
 		dwarn "scsi-scan: @bindir@/scsi-quirks is missing: scsi_scan.lunmask= will be ignored"
 	for dir in @shipped_quirks_dir@ @etc_quirks_dir@; do
@@ -57,6 +57,8 @@ install() {
 		dfatal "scsi-scan: the quirk database's device flags cannot reach scsi_mod (see above)"
 		return 1
 	fi
+	# A boot LUN mask makes the scan manual, as dracut's 95lunmask does.
+	inst_hook cmdline 30 "$moddir/scsi-scan-cmdline.sh"
 	# Runs on every pass of the main loop until the root device appears.
 	inst_hook initqueue/settled 10 "$moddir/scsi-scan-settled.sh"
 }

@@ -11,12 +11,14 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 	# line (seconds; 0 for none): a device that hangs must not hang the boot.
 	scsi_scan_limit=$(getarg scsi_scan.timeout=)
 	[ -n "$scsi_scan_limit" ] || scsi_scan_limit=120
-	# LUN masking for the boot (scsi_scan.lunmask=), written once: only the
+	# LUN masking for the boot (scsi_scan.lunmask=, or dracut's
+	# rd.lunmask=), written once: only the
 	# LUNs named there are attached; the daemon loads the full policy later.
 	# A value that does not parse is reported once and ignored. grep and rm
 	# need not be in the initramfs.
 	scsi_scan_policy=/run/scsi-scan/boot-lunmask.conf
-	if [ ! -e "$scsi_scan_policy" ] && getarg scsi_scan.lunmask= >/dev/null; then
+	if [ ! -e "$scsi_scan_policy" ] && { getarg scsi_scan.lunmask= >/dev/null ||
+		getarg rd.lunmask= >/dev/null; }; then
 		mkdir -p /run/scsi-scan
 		scsi-quirks import --cmdline "$(cat /proc/cmdline)" >"$scsi_scan_policy" \
 			2>/run/scsi-scan-lunmask.err ||

@@ -408,6 +408,44 @@ int lunmask_spec_parse(const char *s, struct lunmask_spec *ret, const char **ret
 	return 0;
 }
 
+int lunmask_dracut_parse(const char *s, struct lunmask_spec *ret, const char **ret_error)
+{
+	char buf[ISCSI_NAME_MAX + 64], lun[40];
+	const char *c1, *c2;
+	size_t tlen;
+
+	c1 = strchr(s, ',');
+	tlen = c1 ? (size_t)(c1 - s) : strlen(s);
+	if (!((tlen == 2 && memcmp(s, "fc", 2) == 0) || (tlen == 3 && memcmp(s, "sas", 3) == 0))) {
+		*ret_error = "rd.lunmask= takes fc or sas, as dracut's module does";
+		return -EINVAL;
+	}
+	if (!c1) {
+		*ret_error = "fc,WWPN[,LUN] or sas,ADDRESS[,LUN] expected";
+		return -EINVAL;
+	}
+	c2 = strchr(c1 + 1, ',');
+	/* dracut's rule writes "-" to the scan file without a LUN: every LUN
+	 * of that port. Its LUN reaches the kernel's scan file as written,
+	 * which reads it in base 0, as lun_range_parse() does. */
+	if (!c2 || !c2[1] || strcmp(c2 + 1, "-") == 0)
+		snprintf(lun, sizeof(lun), "0-%llu", (unsigned long long)LUNMASK_LUN_MAX);
+	else if (strpbrk(c2 + 1, "+-,"))
+		lun[0] = '+';
+	else
+		snprintf(lun, sizeof(lun), "%s", c2 + 1);
+	if (lun[0] == '+') {
+		*ret_error = "rd.lunmask= names one LUN (or none: every LUN)";
+		return -EINVAL;
+	}
+	if (snprintf(buf, sizeof(buf), "%.*s,%s", (int)(c2 ? (size_t)(c2 - s) : strlen(s)), s,
+		     lun) >= (int)sizeof(buf)) {
+		*ret_error = "too long";
+		return -EINVAL;
+	}
+	return lunmask_spec_parse(buf, ret, ret_error);
+}
+
 static int append(char **text, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -515,7 +553,7 @@ static bool next_word(const char **p, char *buf, size_t len, const char **ret_st
 int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **ret_error,
 			   const char **ret_bad)
 {
-	static const char key[] = "scsi_scan.lunmask=";
+	static const char key[] = "scsi_scan.lunmask=", dracut_key[] = "rd.lunmask=";
 	char *text = NULL, word[sizeof(key) + 512];
 	unsigned int count = 0;
 	const char *start;
@@ -525,12 +563,15 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 
 	*ret_text = NULL;
 	r = append(&text, &len,
-		   "# Written from the kernel command line (scsi_scan.lunmask=) "
-		   "for the initramfs.\n");
+		   "# Written from the kernel command line (scsi_scan.lunmask=, "
+		   "rd.lunmask=) for the initramfs.\n");
 	while (r == 0 && next_word(&cmdline, word, sizeof(word), &start, &truncated)) {
 		struct lunmask_spec sp;
+		size_t wlen = strlen(word);
+		bool dracut = wlen >= sizeof(dracut_key) - 1 &&
+			      memcmp(word, dracut_key, sizeof(dracut_key) - 1) == 0;
 
-		if (strlen(word) < sizeof(key) - 1 || memcmp(word, key, sizeof(key) - 1) != 0)
+		if (!dracut && (wlen < sizeof(key) - 1 || memcmp(word, key, sizeof(key) - 1) != 0))
 			continue;
 		if (truncated) {
 			*ret_error = "too long";
@@ -538,7 +579,10 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 			r = -EINVAL;
 			break;
 		}
-		r = lunmask_spec_parse(word + sizeof(key) - 1, &sp, ret_error);
+		if (dracut)
+			r = lunmask_dracut_parse(word + sizeof(dracut_key) - 1, &sp, ret_error);
+		else
+			r = lunmask_spec_parse(word + sizeof(key) - 1, &sp, ret_error);
 		if (r < 0) {
 			*ret_bad = start;
 			break;
@@ -549,8 +593,8 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 		r = append(&text, &len,
 			   "lunmask \"kernel command line: nothing else\" {\n"
 			   "\tluns = {}\n"
-			   "\treason = \"only the LUNs named by scsi_scan.lunmask= are "
-			   "attached in the initramfs\"\n}\n");
+			   "\treason = \"only the LUNs named by scsi_scan.lunmask= or "
+			   "rd.lunmask= are attached in the initramfs\"\n}\n");
 	if (r < 0 || !count) {
 		free(text);
 		return r;

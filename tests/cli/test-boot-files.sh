@@ -11,17 +11,19 @@ for f in usr/share/initramfs-tools/hooks/scsi-scan \
 	 usr/share/initramfs-tools/scripts/init-premount/scsi-scan \
 	 usr/share/initramfs-tools/scripts/local-block/scsi-scan \
 	 usr/lib/dracut/modules.d/95scsi-scan/module-setup.sh \
-	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-settled.sh; do
+	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-settled.sh \
+	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-cmdline.sh; do
 	check test -x "$dest/$f"
 done
 for f in "$src"/initramfs-tools/hooks/scsi-scan "$src"/initramfs-tools/scripts/*/scsi-scan \
-	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh; do
+	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
 	check sh -n "$f"
 done
 check bash -n "$src"/dracut/95scsi-scan/module-setup.sh
 if command -v shellcheck >/dev/null; then
 	check shellcheck -s sh "$src"/initramfs-tools/hooks/scsi-scan \
-		"$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh
+		"$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
+		"$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh
 	check shellcheck -s bash "$src"/dracut/95scsi-scan/module-setup.sh
 fi
 # dracut: the module installs the binary, the quirk directories and the hook
@@ -36,10 +38,18 @@ check grep -q "inst_binary \"$bindir/scsi-scan\" /usr/bin/scsi-scan" "$mi"
 check grep -q "copy_exec \"\$root$bindir/scsi-scan\" /usr/bin/scsi-scan" "$hi"
 if grep -q '@[a-z_]*@' "$mi" "$hi"; then echo "FAIL: placeholders left in $mi $hi"; fail=1; fi
 check grep -q 'inst_hook initqueue/settled' "$m"
+check grep -q 'inst_hook cmdline 30 "$moddir/scsi-scan-cmdline.sh"' "$m"
+# both masks' spellings reach the boot's policy
+for f in "$src"/initramfs-tools/scripts/init-premount/scsi-scan \
+	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
+	check grep -q 'rd.lunmask=' "$f"
+	check grep -q 'scsi_scan.lunmask=' "$f"
+done
 check grep -q 'instmods sg' "$m"
 # the boot scripts run on klibc's tools when the initramfs has no busybox
 # (Debian's default without the busybox package): no grep, rm, tail, sed
-for f in "$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh; do
+for f in "$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
+	 "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
 	if sed 's/#.*//' "$f" | grep -Eq '(^|[|;&(]|\$\()[[:space:]]*(grep|rm|tail|head|sed|awk|tr)[[:space:]]'; then
 		echo "FAIL: $f calls a tool the initramfs may lack"; fail=1
 	fi

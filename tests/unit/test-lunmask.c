@@ -478,6 +478,22 @@ static const struct cmdline_case cmdline_cases[] = {
 	{ "\"scsi_scan.lunmask=iscsi,iqn.2003-01.x:y,4\" quiet", 0, "\tluns = { \"4\" }\n" },
 	{ "a=\"b c\" scsi_scan.lunmask=sas,5000c500a1b2c3d4,1 d", 0, "\tluns = { \"1\" }\n" },
 	{ "x=\"scsi_scan.lunmask=sas,5000c500a1b2c3d4,1\"", 0, NULL },
+	/* dracut's rd.lunmask=: fc or sas, one LUN as the kernel's scan file
+	 * reads it (base 0), none or "-" for every LUN of the port. */
+	{ "rd.lunmask=fc,0x500507680b215660,12", 0,
+	  "\tport_name = \"0x500507680b215660\"\n\tluns = { \"12\" }\n" },
+	{ "rd.lunmask=sas,0x5000c500a1b2c3d4,0x10", 0,
+	  "\tsas_address = \"0x5000c500a1b2c3d4\"\n\tluns = { \"16\" }\n" },
+	{ "rd.lunmask=fc,0x500507680b215660", 0, "\tluns = { \"0-72057594037927935\" }\n" },
+	{ "rd.lunmask=fc,0x500507680b215660,-", 0, "\tluns = { \"0-72057594037927935\" }\n" },
+	{ "rd.lunmask=fc,0x500507680b215660,1 scsi_scan.lunmask=iscsi,iqn.2003-01.x:y,0", 0,
+	  "lunmask \"kernel command line 2\" {\n\tiscsi_target = \"iqn.2003-01.x:y\"" },
+	{ "rd.lunmask=iscsi,iqn.2003-01.x:y,0", -EINVAL, "takes fc or sas" },
+	{ "rd.lunmask=fc", -EINVAL, "fc,WWPN[,LUN]" },
+	{ "rd.lunmask=fc,0x500507680b215660,1+2", -EINVAL, "names one LUN" },
+	{ "rd.lunmask=fc,0x500507680b215660,1-2", -EINVAL, "names one LUN" },
+	{ "rd.lunmask=fc,0x5005,1", -EINVAL, "16 hex digits" },
+	{ "rd.lunmask=sas,0x5000c500a1b2c3d4,x", -EINVAL, "LUNS is N" },
 };
 
 START_TEST(test_cmdline)
