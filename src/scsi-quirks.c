@@ -70,9 +70,10 @@ static void usage(FILE *f)
 	      "  export ... --host-only      only for the devices attached now, by their\n"
 	      "                              own names (what the boot image carries)\n"
 	      "  import --dev-flags STRING   turn a dev_flags value into quirks.d text\n"
-	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= values of a kernel\n"
-	      "                              command line (default /proc/cmdline) into\n"
-	      "                              lunmask entries that attach nothing else\n"
+	      "  import --cmdline [STRING]   turn the scsi_scan.lunmask= and rd.lunmask=\n"
+	      "                              values of a kernel command line (default\n"
+	      "                              /proc/cmdline) into lunmask entries that\n"
+	      "                              attach nothing else\n"
 	      "  compile [--output FILE]     compile the search path into the image\n"
 	      "                              scsi-scan loads instead of the text while it is\n"
 	      "                              current (default " QUIRKS_IMAGE ",\n"
@@ -743,7 +744,8 @@ static int import_cmdline(char **args, int nargs)
 		return EXIT_FAILURE;
 	}
 	if (!text) {
-		fputs("scsi-quirks: no scsi_scan.lunmask= on the command line\n", stderr);
+		fputs("scsi-quirks: no scsi_scan.lunmask= or rd.lunmask= on the command line\n",
+		      stderr);
 		return EXIT_FAILURE;
 	}
 	fputs(text, stdout);
