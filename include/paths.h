@@ -119,7 +119,8 @@ int map_in_use(const struct sysfs_ctx *sys, const char *map_dev, char *why, size
  * map_flush() - remove a multipath map, as multipath-tools documents it
  * @map: the map's name
  * @timeout_s: bound on each try
- * @why: set to the tool's words when it fails
+ * @why: set to the tool's words when it fails, and to the tool that
+ *	removed it ("multipath -f") when it did
  * @len: size of @why
  *
  * "multipath -f MAP" when multipath is installed, else "dmsetup remove
@@ -137,7 +138,8 @@ int map_flush(const char *map, unsigned int timeout_s, char *why, size_t len);
  * @map: the map's name
  * @sectors: the paths' size now
  * @timeout_s: bound on each tool run
- * @why: set to the tool's words when it fails
+ * @why: set to the tool's words when it fails, and to the tool that
+ *	removed it ("multipath -f") when it did
  * @len: size of @why
  *
  * "multipathd resize map MAP" when multipathd runs; otherwise the map's

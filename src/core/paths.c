@@ -395,11 +395,21 @@ int map_flush(const char *map, unsigned int timeout_s, char *why, size_t len)
 	int r = -EIO;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
+		bool dmsetup = false;
+
 		if (attempt)
 			sleep(1);
 		r = run_tool(mp, timeout_s, why, len);
-		if (r == -ENOENT)
+		if (r == -ENOENT) {
+			dmsetup = true;
 			r = run_tool(dm, timeout_s, why, len);
+		}
+		if (r == 0)
+			snprintf(why, len, "%s%s",
+				 dmsetup ? "dmsetup remove --retry" : "multipath -f",
+				 attempt ? (attempt == 1 ? ", on the second try"
+							 : ", on the third try")
+					 : "");
 		if (r == 0 || r == -ENOENT)
 			return r;
 	}
