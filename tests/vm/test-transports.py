@@ -23,6 +23,7 @@ One boot per kernel carries:
 usage: test-transports.py BUILD_DIR KERNEL_SERIES   (6.1 or 6.12)
 """
 
+import glob
 import json
 import os
 import re
@@ -38,7 +39,37 @@ BUILD, SERIES = sys.argv[1:3]
 MODULES = vmlib.BASE_MODULES + ["configfs", "crc32c_generic", "libcrc32c", "target_core_mod",
                                 "target_core_file", "target_core_iblock", "iscsi_target_mod",
                                 "iscsi_tcp", "sym53c8xx", "mptsas", "brd", "dm_mod",
-                                "dm_multipath", "dm_round_robin"]
+                                "dm_multipath", "dm_round_robin", "ext4"]
+
+# multipathd in the guest: Debian's own defaults but find_multipaths yes
+# (a map once two paths share a wwid), round-robin (no dm_service_time),
+# and no foreign (NVMe) library.
+MULTIPATH_CONF = """defaults {
+	find_multipaths yes
+	user_friendly_names yes
+	path_selector "round-robin 0"
+	enable_foreign "^$"
+}
+"""
+
+
+
+def multipath_udev_rules():
+    """The machine's udev rules that multipathd relies on, for /etc/test-udev:
+    the paths' ID_SERIAL (persistent-storage), and device-mapper's own
+    (DM_ACTIVATION on a new map, which multipathd waits for, and the
+    cookies libdevmapper waits for)."""
+    rules = {}
+    for name in ("60-persistent-storage.rules", "55-dm.rules", "95-dm-notify.rules"):
+        with open(os.path.join("/lib/udev/rules.d", name)) as f:
+            rules[f"/etc/test-udev/{name}"] = f.read()
+    return rules
+
+
+# The kernel's synthetic uevents take only letters and digits as SYNTH_ARG_*
+# variables: this rule gives one the SDEV_UA a real capacity change carries.
+CAPACITY_UA_RULE = ('ACTION=="change", SUBSYSTEM=="scsi", ENV{SYNTH_ARG_UA}=="capacity", '
+                    'ENV{SDEV_UA}="CAPACITY_DATA_HAS_CHANGED"\n')
 
 QUIRKS = """# SPDX-License-Identifier: GPL-2.0-or-later
 device "lio-fileio" {
@@ -193,6 +224,10 @@ compare sas-mptsas1068 $SK $SO
 capture_tree iscsi-spi-sas
 identity_oracle iscsi-spi-sas
 masked lunmask-sas-address $SO /etc/lunmask-sas.conf
+# dracut's spelling, as the boot scripts turn it into the boot's policy: one
+# LUN in hex of one end device, every LUN of another.
+scsi-quirks import --cmdline "ro rd.lunmask=sas,0x5000c500a1b20100,0x1 rd.lunmask=sas,0x5000c500a1b20120 quiet" > /tmp/rd-lunmask.conf
+masked rd-lunmask-sas $SO /tmp/rd-lunmask.conf
 scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --sas-address 0x5000c500a1b20100 --lun 0 2>&1 | sed 's/^/@@QS /'
 
 # A volume by stable address on two paths: t7 through both portals (two
@@ -352,6 +387,105 @@ echo "@@PO host=$h6 before=$n0 after=$(count_luns $h6) ms=$((i * 100)) polled=$(
 kill -TERM $PID; wait $PID
 grep -E "poll" /tmp/poll.log | tail -3 | sed 's/^/@@POL /'
 
+# A volume with multipathd itself (Debian's multipath-tools, find_multipaths
+# yes): t8 through both portals; LUN 2 an iblock backstore on a dm-linear
+# device over /dev/ram1 that can grow. udev runs Debian's rules for the
+# paths' ID_SERIAL and for device-mapper, as multipathd expects.
+unset DM_DISABLE_UDEV
+mkdir -p /etc/udev/rules.d
+cp /etc/test-udev/*.rules /etc/udev/rules.d/ && udevadm control --reload
+mkdir -p /etc/multipath /mnt/m
+multipathd -d -s -v3 > /tmp/mpd.log 2>&1 &
+MPD=$!
+i=0; while [ $i -lt 100 ] && ! [ -s /run/multipathd.pid ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@MP multipathd pid=$(cat /run/multipathd.pid 2>/dev/null) ms=$((i * 100))"
+[ -s /run/multipathd.pid ] || sed 's/^/@@MPL /' /tmp/mpd.log | head -20
+T8=iqn.2003-01.org.linux-iscsi.test:t8
+# the test's own device needs no udev: a wait for its cookie could hang
+DM_DISABLE_UDEV=1 timeout 60 dmsetup create grow8 --table "0 2048 linear /dev/ram1 0"
+mkdir -p $C/core/iblock_1/grow8
+echo udev_path=/dev/mapper/grow8 > $C/core/iblock_1/grow8/control
+echo 1 > $C/core/iblock_1/grow8/enable
+serial $C/core/iblock_1/grow8 m2 > /dev/null
+mkdir -p $C/iscsi/$T8/tpgt_1
+lun $T8 0 $(backstore_rd m0)
+lun $T8 2 $C/core/iblock_1/grow8
+target $T8
+iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
+iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
+a8=$(login $T8 127.0.0.1); b8=$(login $T8 127.0.0.2)
+mluns() { echo "$(luns_of_host $a8)|$(luns_of_host $b8)"; }
+mmaps() { # the maps of LUN 2 (the daemon's coldplug gives LUN 0 its own)
+	for m in /sys/block/dm-*; do [ "$(cat $m/dm/uuid 2>/dev/null)" = "mpath-$W" ] && cat $m/dm/name; done |
+		tr -s ' \n' ' '; }
+msizes() { # the two paths' sizes, then the map's, in sectors
+	{ for d in /sys/bus/scsi/devices/$a8:0:0:2 /sys/bus/scsi/devices/$b8:0:0:2; do
+		cat $d/block/*/size 2>/dev/null || echo -; done
+	for m in /sys/block/dm-*; do [ "$(cat $m/dm/uuid)" = "mpath-$W" ] && cat $m/size; done; } |
+		tr -s '\n' ',' | sed 's/,$//'; }
+t0=$(uptime_cs)
+scsi-scan --json --iscsi-target $T8 --lun 2 > /tmp/m.json 2> /tmp/m.err; rc=$?
+W=$(sed -n 's/.*"wwid": *"naa\.\([0-9a-f]*\)".*/3\1/p' /tmp/m.json | head -1)
+echo "@@MP attach rc=$rc cs=$(( $(uptime_cs) - t0 )) hosts=$a8,$b8 luns=[$(mluns)] maps=[$(mmaps)] wwid=$W"
+tr -d ' \n' < /tmp/m.json | grep -o '"map":[^,}]*' | head -1 | sed 's/^/@@MPJ /'
+sed 's/^/@@MPE /' /tmp/m.err | head -3
+multipathd show maps raw format "%n %w %N" 2>&1 | sed 's/^/@@MPM /'
+MAP=$(mmaps | tr -d ' ')
+mke2fs -q /dev/mapper/$MAP && mount -t ext2 /dev/mapper/$MAP /mnt/m
+scsi-scan detach --wwid $W > /tmp/m.out 2>&1; rc=$?
+echo "@@MP detach-mounted rc=$rc luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout 2>/dev/null | wc -l)"
+sed 's/^/@@MPD1 /' /tmp/m.out | head -4
+umount /mnt/m
+# The daemon runs from here on: it holds the hold-out against others.
+scsi-scand --foreground > /tmp/m.log 2>&1 &
+SPID=$!
+scsi-scan wait --timeout 300 > /dev/null 2>&1
+t0=$(uptime_cs)
+scsi-scan detach --wwid $W > /tmp/m.out 2>&1; rc=$?
+echo "@@MP detach rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout | tr '\n' ' ')"
+sed 's/^/@@MPD2 /' /tmp/m.out
+# Others attach it again: the kernel's "- - -" scan of one session's host;
+# then a unit attention (LUN 4 mapped) that the daemon answers.
+sleep 1
+echo "- - -" > /sys/class/scsi_host/host$a8/scan
+i=0; while [ $i -lt 150 ] && [ -e /sys/bus/scsi/devices/$a8:0:0:2 ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@MP others luns=[$(mluns)] ms=$((i * 100)) maps=[$(mmaps)]"
+grep -E "$a8:0:0:2|hold-outs" /tmp/m.log | tail -4 | sed 's/^/@@MPO /'
+lun $T8 4 $(backstore_rd m4)
+sg=$(ls /sys/bus/scsi/devices/$a8:0:0:0/scsi_generic)
+sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
+i=0; while [ $i -lt 150 ] && ! [ -e /sys/bus/scsi/devices/$a8:0:0:4 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 2
+echo "@@MP held luns=[$(mluns)] maps=[$(mmaps)]"
+scsi-scan release --wwid $W > /tmp/m.out 2>&1; rc=$?
+scsi-scan --iscsi-target $T8 --lun 2 > /tmp/m.out2 2>&1; rc2=$?
+echo "@@MP release rc=$rc attach_rc=$rc2 luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout | wc -l)"
+# Grown on the array: the daemon rescans each path on its capacity unit
+# attention, then has multipathd resize the map.
+s0=$(msizes)
+DM_DISABLE_UDEV=1 timeout 60 dmsetup reload grow8 --table "0 4096 linear /dev/ram1 0" &&
+	DM_DISABLE_UDEV=1 timeout 60 dmsetup resume grow8
+for h in $a8 $b8; do sg=$(ls /sys/bus/scsi/devices/$h:0:0:2/scsi_generic)
+	sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1; done
+i=0; while [ $i -lt 50 ] && ! grep -q "capacity data changed" /tmp/m.log; do sleep 0.1; i=$((i + 1)); done
+via=ua
+if ! grep -q "capacity data changed" /tmp/m.log; then
+	# LIO sends no unit attention when its backstore grows: the kernel's
+	# synthetic uevent, as the real one reads (a rule of the test's own).
+	via=synthetic
+	for h in $a8 $b8; do
+		echo "change 6d1e0e6c-0b4f-4d8e-9d0e-1d2c3b4a5f60 UA=capacity" > /sys/bus/scsi/devices/$h:0:0:2/uevent
+	done
+fi
+i=0; while [ $i -lt 150 ] && ! grep -q "the map .* resized from" /tmp/m.log; do sleep 0.1; i=$((i + 1)); done
+echo "@@MP daemon-resize via=$via before=[$s0] after=[$(msizes)] ms=$((i * 100))"
+grep -E "capacity|the map" /tmp/m.log | tail -4 | sed 's/^/@@MPR /'
+kill -TERM $SPID; wait $SPID
+multipath -F > /dev/null 2>&1
+kill -TERM $MPD; wait $MPD
+for f in /etc/test-udev/*.rules; do rm /etc/udev/rules.d/${f##*/}; done
+udevadm control --reload
+
 # Faults on the transport in the middle of a scan: target t5, 256 LUNs
 # behind a portal of its own (127.0.0.3); its session gives up on a lost
 # connection after 10 s (replacement_timeout), as an administrator sets it
@@ -468,6 +602,9 @@ MASKED = {
     "lunmask-sas-address": ({"0:0:1", "0:2:1"}, "by SAS address: luns = { 1 } of end device "
                             "0x5000c500a1b20100 (target 0, LUNs 0 and 1), luns = {} of "
                             "0x5000c500a1b20120 (target 1), target 2 (LUN 1 only) unnamed"),
+    "rd-lunmask-sas": ({"0:0:1", "0:1:0"}, "dracut's rd.lunmask=sas,0x5000c500a1b20100,0x1 "
+                       "rd.lunmask=sas,0x5000c500a1b20120 through scsi-quirks import --cmdline: "
+                       "LUN 1 of target 0, every LUN of target 1, nothing of target 2"),
 }
 
 
@@ -507,14 +644,79 @@ def qemu_args():
     return args
 
 
+def check_multipathd(checks, out):
+    """The volume of t8 with multipathd running: attach, detach refused while
+    mounted, detach, held against the kernel's scan and a unit attention,
+    release, and the daemon's resize of the map."""
+    mp = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+          for m in re.finditer(r"^@@MP (\S+) (.*)$", out, re.M)}
+    text = {k: " | ".join(line[len(k) + 3:].strip() for line in out.splitlines()
+                          if line.startswith(f"@@{k} "))
+            for k in ("MPJ", "MPE", "MPM", "MPD1", "MPD2", "MPO", "MPR", "MPL")}
+    at, dm, dt = mp.get("attach", {}), mp.get("detach-mounted", {}), mp.get("detach", {})
+    ot, hd, rl, rz = mp.get("others", {}), mp.get("held", {}), mp.get("release", {}), \
+        mp.get("daemon-resize", {})
+    maps = at.get("maps", "").strip("[] ")
+    checks.check("multipathd-attach",
+                 at.get("rc") == "0" and at.get("luns") == "[0:0:2|0:0:2]" and
+                 len(maps.split()) == 1 and f'"{maps}"' in text["MPJ"] and
+                 re.search(rf"\b{maps} 3\w+ 2\b", text["MPM"]) is not None,
+                 f"multipathd {mp.get('multipathd', {}).get('pid')} running; scsi-scan "
+                 f"--iscsi-target t8 --lun 2: rc {at.get('rc')} in "
+                 f"{int(at.get('cs', '-1')) * 10} ms, paths {at.get('luns')}, multipathd's "
+                 f"map [{maps}] ({text['MPM'][:200]}), JSON {text['MPJ'][:100]} "
+                 f"{text['MPE'][:200]} {text['MPL'][:600]}", width=30)
+    checks.check("multipathd-detach-mounted",
+                 dm.get("rc") == "1" and dm.get("luns") == "[0:0:2|0:0:2]" and
+                 dm.get("maps") == at.get("maps") and dm.get("holdouts") == "0" and
+                 "mounted" in text["MPD1"],
+                 f"ext2 on the map mounted, detach --wwid: rc {dm.get('rc')}, paths "
+                 f"{dm.get('luns')}, maps {dm.get('maps')}, hold-outs {dm.get('holdouts')}: "
+                 f"{text['MPD1'][:300]}", width=30)
+    checks.check("multipathd-detach",
+                 dt.get("rc") == "0" and dt.get("luns") == "[0:0:0|0:0:0]" and
+                 dt.get("maps") == "[]" and "lun-2.conf" in dt.get("holdouts", "") and
+                 "multipath -f" in text["MPD2"],
+                 f"unmounted, detach --wwid (the daemon running): rc {dt.get('rc')} in "
+                 f"{int(dt.get('cs', '-1')) * 10} ms, paths {dt.get('luns')}, maps "
+                 f"{dt.get('maps')}, hold-out {dt.get('holdouts')}: {text['MPD2'][:500]}",
+                 width=30)
+    checks.check("multipathd-held-out",
+                 ot.get("luns") == "[0:0:0|0:0:0]" and ot.get("maps") == "[]" and
+                 "0:0:2: removed: excluded by lunmask 'held out'" in text["MPO"] and
+                 hd.get("luns") == "[0:0:0,0:0:4|0:0:0]" and hd.get("maps") == "[]",
+                 f"the daemon's coldplug attached LUN 0 of both paths; the kernel's '- - -' "
+                 f"scan of one path's host attached LUN 2 again; the daemon deleted it in {ot.get('ms')} ms: {ot.get('luns')}, maps "
+                 f"{ot.get('maps')}; its log: {text['MPO'][:400]}; LUN 4 mapped, a unit "
+                 f"attention: {hd.get('luns')}, maps {hd.get('maps')}", width=30)
+    rluns = rl.get("luns", "").strip("[]").split("|")
+    checks.check("multipathd-release",
+                 rl.get("rc") == "0" and rl.get("attach_rc") == "0" and
+                 rl.get("holdouts") == "0" and len(rluns) == 2 and
+                 all("0:0:2" in side.split(",") for side in rluns) and
+                 len(rl.get("maps", "").strip("[] ").split()) == 1,
+                 f"release --wwid: rc {rl.get('rc')}; attach again: rc "
+                 f"{rl.get('attach_rc')}, {rl.get('luns')}, maps {rl.get('maps')}", width=30)
+    checks.check("multipathd-daemon-resize",
+                 rz.get("before") == "[2048,2048,2048]" and
+                 rz.get("after") == "[4096,4096,4096]" and
+                 "resized from 2048 to 4096 sectors" in text["MPR"] and
+                 re.search(r"the map \S+ resized from 2048 to 4096", text["MPR"]) is not None,
+                 f"the backstore grown to 4096 sectors, capacity change by {rz.get('via')}: "
+                 f"paths and map {rz.get('before')} -> {rz.get('after')} in {rz.get('ms')} "
+                 f"ms; the daemon's log: {text['MPR'][:500]}", width=30)
+
+
 def main():
     if not os.path.exists("/usr/bin/qemu-system-x86_64"):
         print("qemu-system-x86 is not installed")
         return 1
-    for prog in ("/sbin/iscsid", "/sbin/iscsiadm"):
+    for prog, pkg in (("/sbin/iscsid", "open-iscsi"), ("/sbin/iscsiadm", "open-iscsi"),
+                      ("/sbin/multipathd", "multipath-tools")):
         if not os.path.exists(prog):
-            print(f"{prog} is missing: apt-get install open-iscsi")
+            print(f"{prog} is missing: apt-get install {pkg}")
             return 1
+
     start = time.monotonic()
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
     checks = vmlib.Checks(SERIES, "transports")
@@ -528,11 +730,20 @@ def main():
                               vmlib.INIT_HEAD + vmlib.COMPARE_LIB + vmlib.WAIT_LIB +
                               vmlib.CAPTURE_LIB + vmlib.IDENTITY_LIB + SCRIPT +
                               vmlib.INIT_TAIL,
-                              {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK},
+                              {"/etc/scsi-scan/quirks.d/50-local.conf": QUIRKS, **LUNMASK,
+                               "/etc/multipath.conf": MULTIPATH_CONF,
+                               "/etc/test-udev/59-test-capacity-ua.rules": CAPACITY_UA_RULE,
+                               **multipath_udev_rules()},
                               programs=["/sbin/iscsid", "/sbin/iscsiadm", "/bin/udevadm",
-                                        "/usr/sbin/dmsetup", "/bin/bash", "/usr/bin/lsscsi",
+                                        "/usr/sbin/dmsetup", "/sbin/dmsetup", "/bin/bash",
+                                        "/usr/bin/lsscsi",
                                         "/usr/bin/rescan-scsi-bus.sh",
-                                        "/lib/udev/scsi_id"],
+                                        "/lib/udev/scsi_id", "/sbin/multipathd",
+                                        "/sbin/multipath",
+                                        # dlopen()ed: multipathd's plugins, and libgcc_s for
+                                        # pthread_cancel()
+                                        *glob.glob("/lib/multipath/*.so"),
+                                        "/lib/x86_64-linux-gnu/libgcc_s.so.1"],
                               on_demand=on_demand)
         vmlib.log(f"booting {release}: iSCSI (LIO and open-iscsi in the guest) and SPI")
         out = vmlib.boot(vmlinuz, initrd, qemu_args(), timeout=900)
@@ -823,6 +1034,7 @@ def main():
                  f"the backstore grown from 2048 to 4096 sectors, scsi-scan --resize "
                  f"--iscsi-target t7 --lun 6: rc {vz.get('rc')}, paths {vz.get('paths')}, map "
                  f"{vz.get('map')}: {vtext['R'][:400]}", width=30)
+    check_multipathd(checks, out)
     back = {m.group(1): dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
             for m in re.finditer(r"^@@B (\S+) (.*)$", out, re.M)}
     bk, bd = back.get("kernel", {}), back.get("daemon", {})
