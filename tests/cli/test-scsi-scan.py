@@ -1677,7 +1677,8 @@ class Volumes(ScanTest):
         os.makedirs(bindir)
         with open(os.path.join(bindir, "multipath"), "w") as f:
             f.write(f"#!/bin/sh\necho \"$@\" >> {t.root}/multipath.log\n"
-                    f"rm -rf {t.root}/sys/class/block/dm-3\n")
+                    f"rm -rf {t.root}/sys/class/block/dm-3 "
+                    f"{t.root}/sys/bus/scsi/devices/*/block/*/holders/dm-3\n")
         os.chmod(os.path.join(bindir, "multipath"), 0o755)
         t.attrs("sys/class/block/dm-3", dev="253:3", size="2048")
         t.attrs("sys/class/block/dm-3/dm", uuid="mpath-3600140500000002", name="mpatha")

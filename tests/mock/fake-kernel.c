@@ -414,7 +414,8 @@ static int next_sg(void)
 /* The disk sdX of sg node @n under the device directory @dir. */
 static void make_disk(const char *dir, int n, long long sectors)
 {
-	char sub[PATH_MAX + 32], text[32];
+	char sub[PATH_MAX + 32], class[PATH_MAX + 32], text[32], dev[32];
+	struct stat st;
 
 	snprintf(sub, sizeof(sub), "%s/block", dir);
 	mkdir(sub, 0755);
@@ -422,14 +423,20 @@ static void make_disk(const char *dir, int n, long long sectors)
 	mkdir(sub, 0755);
 	snprintf(text, sizeof(text), "%lld\n", sectors);
 	put_file(sub, "size", text, strlen(text));
-	/* The disk in its class too, with its device number, as sysfs has it. */
-	snprintf(sub, sizeof(sub), "%s/sys/class/block", root);
-	mkdir(sub, 0755);
-	snprintf(sub, sizeof(sub), "%s/sys/class/block/sd%c", root, 'a' + n % 26);
-	mkdir(sub, 0755);
-	put_file(sub, "size", text, strlen(text));
-	snprintf(text, sizeof(text), "240:%d\n", 16 * n);
-	put_file(sub, "dev", text, strlen(text));
+	snprintf(dev, sizeof(dev), "240:%d\n", 16 * n);
+	put_file(sub, "dev", dev, strlen(dev));
+	/* The disk in its class too, as sysfs has it: a link to the device's
+	 * own directory (a directory left by an older tree is written). */
+	snprintf(class, sizeof(class), "%s/sys/class/block", root);
+	mkdir(class, 0755);
+	snprintf(class, sizeof(class), "%s/sys/class/block/sd%c", root, 'a' + n % 26);
+	if (lstat(class, &st) == 0 && S_ISLNK(st.st_mode))
+		unlink(class);
+	if (symlink(sub, class) < 0) {
+		mkdir(class, 0755);
+		put_file(class, "size", text, strlen(text));
+		put_file(class, "dev", dev, strlen(dev));
+	}
 }
 
 static void mount_disk(const char *dir, int n, const char *where)
