@@ -333,4 +333,39 @@ int lunmask_dracut_parse(const char *s, struct lunmask_spec *ret, const char **r
 int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **ret_error,
 			   const char **ret_bad);
 
+/**
+ * struct lunmask_boot_path - one path to a LUN the root file system lies on
+ * @target: the target's addresses, as the policy sees them
+ *	(discover_lunmask_targets()); iSCSI, FC and SAS name it by their
+ *	address, other hosts by driver, channel and id
+ * @lun: the LUN
+ */
+struct lunmask_boot_path {
+	struct lunmask_target target;
+	uint64_t lun;
+};
+
+/**
+ * lunmask_boot_config() - quirks.d text for a boot that attaches only the
+ *	root file system's LUNs
+ * @paths: every path to every LUN under the root
+ * @n: how many (at least 1)
+ * @ret_text: set to malloc'ed libconfuse text: one lunmask entry per
+ *	target, naming its root LUNs, in the order of transport and address,
+ *	then one that attaches nothing else
+ * @ret_error: on -EINVAL or -E2BIG, set to a static description
+ *
+ * Paths through the same address merge into one entry (two sessions to
+ * one IQN, the same remote port on two hosts); an iSCSI entry names the
+ * target for every portal group. The result is what
+ * lunmask_cmdline_config() would make of the same LUNs given as
+ * scsi_scan.lunmask= values.
+ *
+ * Return: 0, -EINVAL (a path with no address and no driver: the policy
+ * cannot name it), -E2BIG (more than 16 LUN ranges for one target),
+ * -ENOMEM.
+ */
+int lunmask_boot_config(const struct lunmask_boot_path *paths, size_t n, char **ret_text,
+			const char **ret_error);
+
 #endif

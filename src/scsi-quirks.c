@@ -17,6 +17,7 @@
 #include "lunmask.h"
 #include "output.h"
 #include "quirks.h"
+#include "rootdevs.h"
 #include "scan.h"
 #include "suggest.h"
 
@@ -83,17 +84,24 @@ static void usage(FILE *f)
 	      "                              their identities, look past gaps and LUN 7,\n"
 	      "                              detach again) and propose an entry for it;\n"
 	      "                              exit 1 if nothing needs one\n"
+	      "  boot-policy [MOUNT_POINT]   the boot policy a host-only initramfs carries:\n"
+	      "                              lunmask entries naming the SCSI disks under\n"
+	      "                              MOUNT_POINT (default /) through partitions,\n"
+	      "                              dm-crypt, LVM, md and multipath, by stable\n"
+	      "                              address, and one that attaches nothing else;\n"
+	      "                              nothing when none is a SCSI disk\n"
 	      "\n"
 	      "Options:\n"
 	      "  --quirks-dir DIR            use DIR instead of the search path (repeatable,\n"
 	      "                              lowest precedence first)\n"
 	      "  --root DIR                  prefix every directory of the search path\n"
-	      "  --sysroot DIR               suggest: root of every /sys, /dev, /proc and\n"
+	      "  --sysroot DIR               suggest, export --host-only, boot-policy: root\n"
+	      "                              of every /sys, /dev, /proc and\n"
 	      "                              /run path (tests)\n"
 	      "  --output FILE               compile: the image file to write\n"
 	      "  --json                      JSON output (query, list, check, suggest)\n"
 	      "  -q, --quiet                 check: print errors only; compile: print nothing\n"
-	      "                              but errors\n"
+	      "                              but errors; boot-policy: not why there is none\n"
 	      "  -h, --help                  this text\n"
 	      "  --version                   the version\n"
 	      "\n"
@@ -814,6 +822,52 @@ static void today(char *buf, size_t len)
 }
 
 /* suggest H:C:T: an investigation scan of the target, then the proposal. */
+/*
+ * boot-policy [MOUNT_POINT]: what the boot hooks put in a host-only image,
+ * so that only the root file system's LUNs are attached before the root is
+ * mounted. Nothing is printed for a root on no SCSI disk.
+ */
+static int cmd_boot_policy(const struct options *o, char **args, int nargs)
+{
+	const char *mount_point = nargs ? args[0] : "/";
+	struct rootdev *devs = NULL;
+	struct sysfs_ctx *sys;
+	char why[512], *text = NULL;
+	size_t n = 0;
+	int r;
+
+	if (nargs > 1) {
+		fputs("scsi-quirks: boot-policy takes one mount point\n", stderr);
+		return EXIT_USAGE;
+	}
+	sys = sysfs_new(o->sysroot);
+	if (!sys) {
+		fputs("scsi-quirks: out of memory\n", stderr);
+		return EXIT_FAILURE;
+	}
+	why[0] = '\0';
+	r = rootdevs_of_mount(sys, mount_point, &devs, &n, why, sizeof(why));
+	if (r == 0)
+		r = rootdevs_boot_config(sys, devs, n, &text, why, sizeof(why));
+	sysfs_free(sys);
+	free(devs);
+	if (r == -ENODEV) {
+		if (!o->quiet)
+			fprintf(stderr,
+				"scsi-quirks: no boot policy: %s lies on %s, no SCSI disk\n",
+				mount_point, why);
+		return EXIT_SUCCESS;
+	}
+	if (r < 0) {
+		fprintf(stderr, "scsi-quirks: no boot policy for %s: %s\n", mount_point,
+			why[0] ? why : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	fputs(text, stdout);
+	free(text);
+	return EXIT_SUCCESS;
+}
+
 static int cmd_suggest(const struct options *o, char **args, int nargs)
 {
 	struct scan_ctx ctx = { .opt = { .inquiry_timeout = SCAN_INQUIRY_TIMEOUT,
@@ -970,6 +1024,7 @@ int main(int argc, char **argv)
 		{ "compile", database | BIT(OPT_OUTPUT) | BIT(OPT_QUIET) },
 		{ "import", BIT(OPT_DEV_FLAGS) | BIT(OPT_CMDLINE) },
 		{ "suggest", database | BIT(OPT_JSON) | BIT(OPT_SYSFS) },
+		{ "boot-policy", BIT(OPT_SYSFS) | BIT(OPT_QUIET) },
 	};
 	struct options o = { .type = -1, .target = { .iscsi_tpgt = -1 } };
 	uint64_t given = 0;
@@ -1128,6 +1183,8 @@ int main(int argc, char **argv)
 		ret = cmd_check(&o, argv + optind, argc - optind);
 	else if (strcmp(cmd, "suggest") == 0)
 		ret = cmd_suggest(&o, argv + optind, argc - optind);
+	else if (strcmp(cmd, "boot-policy") == 0)
+		ret = cmd_boot_policy(&o, argv + optind, argc - optind);
 	else if (optind < argc && strcmp(cmd, "import") != 0)
 		ret = (fprintf(stderr, "scsi-quirks: unexpected argument '%s'\n", argv[optind]),
 		       EXIT_USAGE);

@@ -472,11 +472,12 @@ static int append(char **text, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
-static int spec_config(const struct lunmask_spec *sp, unsigned int index, char **text, size_t *len)
+static int spec_config(const struct lunmask_spec *sp, const char *title, unsigned int index,
+		       char **text, size_t *len)
 {
 	int r;
 
-	r = append(text, len, "lunmask \"kernel command line %u\" {\n", index);
+	r = append(text, len, "lunmask \"%s %u\" {\n", title, index);
 	if (r == 0 && strcmp(sp->transport, "fc") == 0)
 		r = append(text, len, "\tport_name = \"%s\"\n", sp->address);
 	else if (r == 0 && strcmp(sp->transport, "sas") == 0)
@@ -587,7 +588,7 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 			*ret_bad = start;
 			break;
 		}
-		r = spec_config(&sp, ++count, &text, &len);
+		r = spec_config(&sp, "kernel command line", ++count, &text, &len);
 	}
 	if (r == 0 && count)
 		r = append(&text, &len,
@@ -601,4 +602,130 @@ int lunmask_cmdline_config(const char *cmdline, char **ret_text, const char **re
 	}
 	*ret_text = text;
 	return 0;
+}
+
+/* The spec that names @t, its LUNs not yet given. */
+static int boot_spec(const struct lunmask_target *t, struct lunmask_spec *ret)
+{
+	const char *transport, *address;
+
+	memset(ret, 0, sizeof(*ret));
+	if (t->iscsi_target) {
+		transport = "iscsi";
+		address = t->iscsi_target;
+	} else if (t->port_name) {
+		transport = "fc";
+		address = t->port_name;
+	} else if (t->sas_address) {
+		transport = "sas";
+		address = t->sas_address;
+	} else if (t->driver && !t->hctl_unknown) {
+		transport = "scsi";
+		address = t->driver;
+		ret->channel = t->channel;
+		ret->id = t->id;
+	} else {
+		return -EINVAL;
+	}
+	if (strlen(address) >= sizeof(ret->address))
+		return -EINVAL;
+	snprintf(ret->transport, sizeof(ret->transport), "%s", transport);
+	snprintf(ret->address, sizeof(ret->address), "%s", address);
+	/* iSCSI names are case-insensitive (RFC 3720 lowercases them): two
+	 * sessions' spellings make one entry, written as the standard writes
+	 * names. */
+	if (t->iscsi_target)
+		for (char *c = ret->address; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	return 0;
+}
+
+static int spec_cmp(const void *a, const void *b)
+{
+	const struct lunmask_spec *x = a, *y = b;
+	int c = strcmp(x->transport, y->transport);
+
+	/* IQNs compare without regard to case, as the policy matches them. */
+	if (!c)
+		c = strcasecmp(x->address, y->address);
+	if (!c)
+		c = (x->channel > y->channel) - (x->channel < y->channel);
+	if (!c)
+		c = (x->id > y->id) - (x->id < y->id);
+	return c;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct lun_range *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+int lunmask_boot_config(const struct lunmask_boot_path *paths, size_t n, char **ret_text,
+			const char **ret_error)
+{
+	struct lunmask_spec *specs;
+	size_t nspecs = 0, len = 0;
+	char *text = NULL;
+	int r = 0;
+
+	*ret_text = NULL;
+	if (!n) {
+		*ret_error = "no LUN to name";
+		return -EINVAL;
+	}
+	specs = calloc(n, sizeof(*specs));
+	if (!specs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct lunmask_spec sp, *to = NULL;
+		bool known = false;
+
+		if (boot_spec(&paths[i].target, &sp) < 0) {
+			*ret_error = "a path with neither a transport address nor a driver";
+			r = -EINVAL;
+			goto out;
+		}
+		for (size_t j = 0; j < nspecs && !to; j++)
+			if (spec_cmp(&specs[j], &sp) == 0)
+				to = &specs[j];
+		if (!to) {
+			to = &specs[nspecs++];
+			*to = sp;
+		}
+		for (size_t j = 0; j < to->nluns; j++)
+			known = known || to->luns[j].first == paths[i].lun;
+		if (known)
+			continue;
+		if (to->nluns == sizeof(to->luns) / sizeof(to->luns[0])) {
+			*ret_error = "more than 16 root LUNs behind one target";
+			r = -E2BIG;
+			goto out;
+		}
+		to->luns[to->nluns].first = to->luns[to->nluns].last = paths[i].lun;
+		to->nluns++;
+	}
+	qsort(specs, nspecs, sizeof(*specs), spec_cmp);
+	r = append(&text, &len,
+		   "# The boot policy for the root file system's LUNs (scsi-quirks boot-policy):\n"
+		   "# only they are attached in the initramfs.\n");
+	for (size_t i = 0; i < nspecs && r == 0; i++) {
+		qsort(specs[i].luns, specs[i].nluns, sizeof(specs[i].luns[0]), range_cmp);
+		r = spec_config(&specs[i], "root file system", (unsigned int)i + 1, &text, &len);
+	}
+	if (r == 0)
+		r = append(&text, &len,
+			   "lunmask \"root file system: nothing else\" {\n"
+			   "\tluns = {}\n"
+			   "\treason = \"only the root file system's LUNs are attached in the "
+			   "initramfs\"\n}\n");
+	if (r == 0) {
+		*ret_text = text;
+		text = NULL;
+	}
+out:
+	free(text);
+	free(specs);
+	return r;
 }

@@ -41,6 +41,10 @@ out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks su)
 check has suggest "$out"
 out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks suggest --j)
 check has --json "$out"
+out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks boot)
+check has boot-policy "$out"
+out=$(complete_words "$src/completion/scsi-quirks" _scsi_quirks scsi-quirks boot-policy /)
+check has / "$out"
 out=$(complete_words "$src/completion/scsi-scand" _scsi_scand scsi-scand --max)
 check has --max-workers "$out"
 # Every option a program's --help names is completed and in its man page.

@@ -1739,6 +1739,129 @@ class Volumes(ScanTest):
         self.assertEqual(r["volume"]["paths"][0]["block"], None)
 
 
+class BootPolicy(ScanTest):
+    """scsi-quirks boot-policy: the root file system's SCSI disks, found
+    through partitions and stacked devices, named by stable address; the
+    policy it prints attaches only them."""
+    IQN = "iqn.2003-01.org.linux-iscsi.test:t1"
+
+    def disk(self, t, hctl):
+        return os.listdir(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block"))[0]
+
+    def stacked(self, t, name, devt, slaves):
+        t.attrs(f"sys/class/block/{name}", dev=devt)
+        for s in slaves:
+            os.makedirs(os.path.join(t.root, f"sys/class/block/{name}/slaves/{s}"))
+
+    def mount_root(self, t, devt, source, fstype="ext4"):
+        t.write("proc/self/mountinfo",
+                f"21 1 0:20 / /proc rw - proc proc rw\n"
+                f"22 1 {devt} / / rw,relatime - {fstype} {source} rw\n")
+
+    def policy_attaches(self, t, policy):
+        """Every LUN deleted, then a scan with @policy: what it attaches."""
+        path = os.path.join(t.root, "boot-lunmask.conf")
+        with open(path, "w") as f:
+            f.write(policy)
+        devs = os.path.join(t.root, "sys/bus/scsi/devices")
+        for d in os.listdir(devs):
+            shutil.rmtree(os.path.join(devs, d))
+        t.run("--quirks-file", path, rc=0)
+        return t.devices()
+
+    def test_a_partition_of_a_virtio_disk(self):
+        t = self.tree("host 0 max_id 3 max_lun 8\n"
+                      "lu 0:0:1:0 version 5 sectors 2048\nlu 0:0:1:1 version 5 sectors 2048\n"
+                      "lu 0:0:2:0 version 5 sectors 2048\n", proc_name="virtio_scsi")
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:0:1:0", "0:0:1:1", "0:0:2:0"])
+        sd = self.disk(t, "0:0:1:0")
+        part = f"sys/bus/scsi/devices/0:0:1:0/block/{sd}/{sd}2"
+        t.attrs(part, partition="2", dev="240:2")
+        os.symlink(os.path.join(t.root, part), os.path.join(t.root, f"sys/class/block/{sd}2"))
+        self.mount_root(t, "240:2", f"/dev/{sd}2")
+        p = t.quirks("boot-policy", quirks=(), rc=0)
+        self.assertIn('lunmask "root file system 1" {\n\tdriver = "virtio_scsi"\n'
+                      '\tchannel = 0\n\tid = 1\n\tluns = { "0" }\n}\n', p.stdout)
+        self.assertIn('lunmask "root file system: nothing else"', p.stdout)
+        self.assertEqual(p.stderr, "")
+        # what check says of it, and what it does
+        path = os.path.join(t.root, "check.conf")
+        with open(path, "w") as f:
+            f.write(p.stdout)
+        c = subprocess.run([QUIRKS_TOOL, "check", path], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:1:0"])
+
+    def test_lvm_on_multipath_over_two_sessions(self):
+        lus = "".join(f"lu {h}:0:0:{n} vendor LIO-ORG wwid naa.60014050000000{n} sectors 2048\n"
+                      for h in (0, 1) for n in (0, 2, 5))
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536\n"
+                      "host 1 transport iscsi wlun refused max_lun 65536\n" + lus +
+                      "lu 1:0:1:2 vendor LIO-ORG wwid naa.6001405000000099 sectors 2048\n",
+                      hosts=(0, 1), proc_name="iscsi_tcp")
+        t.iscsi_session(0, 1, 0, self.IQN)
+        t.iscsi_session(1, 2, 0, self.IQN.upper().replace("IQN.", "iqn."), tpgt=2)
+        t.iscsi_session(1, 3, 1, "iqn.2003-01.org.linux-iscsi.test:t2")
+        t.run(rc=0)
+        self.assertEqual(len(t.devices()), 7)
+        self.stacked(t, "dm-0", "254:0", [self.disk(t, "0:0:0:2"), self.disk(t, "1:0:0:2")])
+        self.stacked(t, "dm-1", "254:1", ["dm-0"])
+        self.mount_root(t, "254:1", "/dev/mapper/vg-root")
+        p = t.quirks("boot-policy", quirks=(), rc=0)
+        entries = p.stdout.count('lunmask "root file system')
+        self.assertEqual(entries, 2, p.stdout)  # the target's, and nothing else
+        self.assertIn(f'\tiscsi_target = "{self.IQN}"\n\tluns = {{ "2" }}\n', p.stdout)
+        self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:0:2", "1:0:0:2"])
+
+    def test_btrfs_on_dm_crypt_and_md_over_sas_and_fc(self):
+        t = self.tree("host 0 transport sas max_lun 8\nhost 1 transport fc max_lun 8\n"
+                      "lu 0:0:0:0 version 5 sectors 2048\nlu 0:0:1:0 version 5 sectors 2048\n"
+                      "lu 1:0:0:3 version 5 sectors 2048\nlu 1:0:0:4 version 5 sectors 2048\n",
+                      hosts=(0, 1))
+        t.sas_end_device(0, 1, 0, address="0x5000c500a1b2c3d4")
+        t.sas_end_device(0, 2, 1, address="0x5000c500a1b2c3d5")
+        t.fc_rport(1, 0, 1, 0, wwpn="0x500507680b215660")
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:1:0", "1:0:0:3", "1:0:0:4"])
+        self.stacked(t, "md0", "9:0", [self.disk(t, "0:0:0:0"), self.disk(t, "1:0:0:3")])
+        self.stacked(t, "dm-0", "254:0", ["md0"])
+        t.write("dev/dm-0", "")
+        os.makedirs(os.path.join(t.root, "dev/mapper"))
+        os.symlink("../dm-0", os.path.join(t.root, "dev/mapper/root"))
+        self.mount_root(t, "0:31", "/dev/mapper/root", fstype="btrfs")
+        p = t.quirks("boot-policy", quirks=(), rc=0)
+        self.assertIn('lunmask "root file system 1" {\n\tport_name = "0x500507680b215660"\n'
+                      '\tluns = { "3" }\n}\nlunmask "root file system 2" {\n'
+                      '\tsas_address = "0x5000c500a1b2c3d4"\n\tluns = { "0" }\n}\n', p.stdout)
+        self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:0:0", "1:0:0:3"])
+
+    def test_no_scsi_disk_and_errors(self):
+        t = self.tree("host 0 max_id 1 max_lun 8\n")
+        t.attrs("sys/class/block/vda", dev="253:0")
+        self.mount_root(t, "253:0", "/dev/vda")
+        p = t.quirks("boot-policy", quirks=(), rc=0)
+        self.assertEqual(p.stdout, "")
+        self.assertIn("no boot policy: / lies on vda, no SCSI disk", p.stderr)
+        p = t.quirks("boot-policy", "--quiet", quirks=(), rc=0)
+        self.assertEqual((p.stdout, p.stderr), ("", ""))
+        p = t.quirks("boot-policy", "/srv", quirks=(), rc=1)
+        self.assertIn("nothing is mounted on /srv", p.stderr)
+        t.quirks("boot-policy", "/", "/srv", quirks=(), rc=2)
+        t.quirks("boot-policy", "--json", quirks=(), rc=2)
+        # a device the mount names that sysfs does not have
+        self.mount_root(t, "8:1", "/dev/sdz1")
+        p = t.quirks("boot-policy", quirks=(), rc=1)
+        self.assertIn("is no block device in sysfs", p.stderr)
+        # slaves that lead round in a circle
+        self.stacked(t, "dm-0", "254:0", ["dm-1"])
+        self.stacked(t, "dm-1", "254:1", ["dm-0"])
+        self.mount_root(t, "254:0", "/dev/dm-0")
+        p = t.quirks("boot-policy", quirks=(), rc=1)
+        self.assertIn("stacked deeper than 16 levels", p.stderr)
+
+
 class Hostile(ScanTest):
     def test_control_bytes_and_invalid_utf8(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"

@@ -566,6 +566,144 @@ START_TEST(test_cmdline_policy)
 }
 END_TEST
 
+#define ISCSI_T(iqn, tpgt)                                                                         \
+	{                                                                                          \
+		.driver = "iscsi_tcp", .iscsi_target = iqn, .iscsi_tpgt = tpgt                     \
+	}
+#define FC_T(wwpn)                                                                                 \
+	{                                                                                          \
+		.driver = "qla2xxx", .port_name = wwpn, .iscsi_tpgt = -1                           \
+	}
+#define SAS_T(addr)                                                                                \
+	{                                                                                          \
+		.driver = "mpt3sas", .sas_address = addr, .iscsi_tpgt = -1                         \
+	}
+#define SCSI_T(drv, c, i)                                                                          \
+	{                                                                                          \
+		.driver = drv, .channel = c, .id = i, .iscsi_tpgt = -1                             \
+	}
+
+/*
+ * The boot policy of a root file system's paths: the text, then what it
+ * decides for each path (allowed), for another LUN of the first path's
+ * target and for a target no path names (refused).
+ */
+struct boot_case {
+	const char *what;
+	struct lunmask_boot_path paths[4];
+	size_t n;
+	int r;
+	const char *contains; /* the entries, or the error */
+};
+
+static const struct boot_case boot_cases[] = {
+	{ "virtio-scsi disk",
+	  { { SCSI_T("virtio_scsi", 0, 1), 0 } },
+	  1,
+	  0,
+	  "lunmask \"root file system 1\" {\n\tdriver = \"virtio_scsi\"\n\tchannel = 0\n"
+	  "\tid = 1\n\tluns = { \"0\" }\n}\nlunmask \"root file system: nothing else\"" },
+	{ "multipath over two sessions of one IQN, spelled two ways: one entry, lower case",
+	  { { ISCSI_T("IQN.2003-01.ORG.LINUX-ISCSI.T8", 2), 2 },
+	    { ISCSI_T("iqn.2003-01.org.linux-iscsi.t8", 1), 2 } },
+	  2,
+	  0,
+	  "lunmask \"root file system 1\" {\n\tiscsi_target = \"iqn.2003-01.org.linux-iscsi.t8\"\n"
+	  "\tluns = { \"2\" }\n}\nlunmask \"root file system: nothing else\"" },
+	{ "LVM over two LUNs of one FC port and one of another, given out of order",
+	  { { FC_T("0x500507680b215661"), 7 },
+	    { FC_T("0x500507680b215660"), 12 },
+	    { FC_T("0x500507680b215660"), 3 },
+	    { FC_T("0x500507680b215660"), 12 } },
+	  4,
+	  0,
+	  "lunmask \"root file system 1\" {\n\tport_name = \"0x500507680b215660\"\n"
+	  "\tluns = { \"3\", \"12\" }\n}\nlunmask \"root file system 2\" {\n"
+	  "\tport_name = \"0x500507680b215661\"\n\tluns = { \"7\" }\n}\n" },
+	{ "md mirror over SAS and a parallel SCSI disk",
+	  { { SAS_T("0x5000c500a1b2c3d4"), 0 }, { SCSI_T("sym53c8xx", 0, 5), 0 } },
+	  2,
+	  0,
+	  "lunmask \"root file system 1\" {\n\tsas_address = \"0x5000c500a1b2c3d4\"\n"
+	  "\tluns = { \"0\" }\n}\nlunmask \"root file system 2\" {\n\tdriver = \"sym53c8xx\"\n"
+	  "\tchannel = 0\n\tid = 5\n\tluns = { \"0\" }\n}\n" },
+	{ "the same target id behind two drivers is two targets",
+	  { { SCSI_T("virtio_scsi", 0, 1), 0 }, { SCSI_T("megaraid_sas", 0, 1), 0 } },
+	  2,
+	  0,
+	  "\tdriver = \"megaraid_sas\"\n\tchannel = 0\n\tid = 1\n\tluns = { \"0\" }\n}\n"
+	  "lunmask \"root file system 2\" {\n\tdriver = \"virtio_scsi\"" },
+	{ "no path", { { SCSI_T("virtio_scsi", 0, 1), 0 } }, 0, -EINVAL, "no LUN" },
+	{ "a path with nothing to name it by",
+	  { { { .channel = 0, .id = 1, .iscsi_tpgt = -1 }, 0 } },
+	  1,
+	  -EINVAL,
+	  "neither" },
+};
+
+START_TEST(test_boot_config)
+{
+	const struct boot_case *c = &boot_cases[_i];
+	const struct lunmask_target stranger = SCSI_T("ahci_scsi", 9, 9);
+	const struct lunmask_entry *masks;
+	const char *error = NULL;
+	struct lunmask_verdict v;
+	struct lunmask_set set;
+	struct quirk_diags diags = { 0 };
+	struct quirk_db *db;
+	char *text = NULL;
+	size_t n;
+	int r;
+
+	r = lunmask_boot_config(c->paths, c->n, &text, &error);
+	ck_assert_msg(r == c->r, "%s: %d", c->what, r);
+	if (r < 0) {
+		ck_assert_ptr_null(text);
+		ck_assert_ptr_nonnull(strstr(error, c->contains));
+		return;
+	}
+	ck_assert_msg(strstr(text, c->contains), "%s: '%s' not in:\n%s", c->what, c->contains,
+		      text);
+	db = load(text, &diags);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_uint_eq(diags.count, 0);
+	masks = quirk_db_lunmasks(db, &n);
+	for (size_t i = 0; i < c->n; i++) {
+		ck_assert_int_eq(lunmask_select(masks, n, &c->paths[i].target, &set), 0);
+		lunmask_decide(&set, c->paths[i].lun, &v);
+		ck_assert_msg(v.allowed, "%s: path %zu refused", c->what, i);
+		lunmask_set_clear(&set);
+	}
+	ck_assert_int_eq(lunmask_select(masks, n, &c->paths[0].target, &set), 0);
+	lunmask_decide(&set, 1000, &v);
+	ck_assert(!v.allowed);
+	lunmask_set_clear(&set);
+	ck_assert_int_eq(lunmask_select(masks, n, &stranger, &set), 0);
+	lunmask_decide(&set, 0, &v);
+	ck_assert(!v.allowed);
+	ck_assert_str_eq(v.entry->title, "root file system: nothing else");
+	lunmask_set_clear(&set);
+	quirk_db_free(db);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_boot_config_too_many_luns)
+{
+	struct lunmask_boot_path paths[17];
+	const char *error = NULL;
+	char *text = NULL;
+
+	for (size_t i = 0; i < 17; i++)
+		paths[i] = (struct lunmask_boot_path){ SCSI_T("virtio_scsi", 0, 1), i };
+	ck_assert_int_eq(lunmask_boot_config(paths, 16, &text, &error), 0);
+	free(text);
+	ck_assert_int_eq(lunmask_boot_config(paths, 17, &text, &error), -E2BIG);
+	ck_assert_ptr_null(text);
+	ck_assert_ptr_nonnull(strstr(error, "16"));
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *lunmask_suite(void)
@@ -582,6 +720,8 @@ static Suite *lunmask_suite(void)
 	tcase_add_loop_test(tc, test_range, 0, N(range_cases));
 	tcase_add_loop_test(tc, test_cmdline, 0, N(cmdline_cases));
 	tcase_add_test(tc, test_cmdline_policy);
+	tcase_add_loop_test(tc, test_boot_config, 0, N(boot_cases));
+	tcase_add_test(tc, test_boot_config_too_many_luns);
 	suite_add_tcase(s, tc);
 	return s;
 }
