@@ -57,6 +57,32 @@ install() {
 		dfatal "scsi-scan: the quirk database's device flags cannot reach scsi_mod (see above)"
 		return 1
 	fi
+	# The boot policy of a host-only image: only the root file system's
+	# SCSI LUNs are attached before the root is mounted (scsi-quirks
+	# boot-policy names them by stable address). BOOT_POLICY in
+	# /etc/scsi-scan/initramfs.conf: auto (the default: with --hostonly),
+	# yes or no; SCSI_SCAN_BOOT_POLICY overrides it (tests).
+	local BOOT_POLICY=auto boot_policy
+	if [[ -r "$dracutsysrootdir/etc/scsi-scan/initramfs.conf" ]]; then
+		# shellcheck disable=SC1091
+		. "$dracutsysrootdir/etc/scsi-scan/initramfs.conf"
+	fi
+	boot_policy=${SCSI_SCAN_BOOT_POLICY:-${BOOT_POLICY:-auto}}
+	if [[ $boot_policy == auto ]]; then
+		boot_policy=no
+		[[ $hostonly ]] && boot_policy=yes
+	fi
+	if [[ $boot_policy == yes ]]; then
+		mkdir -p "$initdir/etc/scsi-scan"
+		if ! "$dracutsysrootdir@bindir@/scsi-quirks" boot-policy \
+			${SCSI_SCAN_SYSROOT:+--sysroot "$SCSI_SCAN_SYSROOT"} \
+			>"$initdir/etc/scsi-scan/boot-policy.conf"; then
+			dwarn "scsi-scan: no boot policy (see above): every LUN is attached at boot"
+			: >"$initdir/etc/scsi-scan/boot-policy.conf"
+		fi
+		[[ -s "$initdir/etc/scsi-scan/boot-policy.conf" ]] ||
+			rm -f "$initdir/etc/scsi-scan/boot-policy.conf"
+	fi
 	# A boot LUN mask makes the scan manual, as dracut's 95lunmask does.
 	inst_hook cmdline 30 "$moddir/scsi-scan-cmdline.sh"
 	# Runs on every pass of the main loop until the root device appears.

@@ -24,6 +24,29 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 			2>/run/scsi-scan-lunmask.err ||
 			warn "$(cat /run/scsi-scan-lunmask.err); every LUN is attached"
 	fi
+	# Otherwise the boot policy of a host-only image (scsi-quirks
+	# boot-policy): the root's LUNs only, unless scsi_scan.bootpolicy=0. It
+	# names them as they were when the image was made: a root not found
+	# within 5 s of passes (moved to another LUN, another array) is looked
+	# for on every LUN.
+	if [ ! -e "$scsi_scan_policy" ] && [ -s /etc/scsi-scan/boot-policy.conf ] &&
+		[ "$(getarg scsi_scan.bootpolicy=)" != 0 ]; then
+		mkdir -p /run/scsi-scan
+		cat /etc/scsi-scan/boot-policy.conf >"$scsi_scan_policy"
+		read -r scsi_scan_up _ </proc/uptime
+		echo "${scsi_scan_up%%.*}" >/run/scsi-scan/boot-policy.since
+	elif [ -s /run/scsi-scan/boot-policy.since ] && [ -s "$scsi_scan_policy" ]; then
+		read -r scsi_scan_since </run/scsi-scan/boot-policy.since
+		read -r scsi_scan_up _ </proc/uptime
+		if [ $((${scsi_scan_up%%.*} - scsi_scan_since)) -ge 5 ]; then
+			: >"$scsi_scan_policy"
+			scsi_scan_msg="scsi-scan: the root is on none of the LUNs of the image's boot"
+			scsi_scan_msg="$scsi_scan_msg policy; every LUN is attached (dracut -f makes"
+			scsi_scan_msg="$scsi_scan_msg the policy again)"
+			echo "$scsi_scan_msg" >>/run/scsi-scan.log
+			warn "$scsi_scan_msg"
+		fi
+	fi
 	scsi_scan_files=
 	[ -s "$scsi_scan_policy" ] && scsi_scan_files=$scsi_scan_policy
 	modprobe -q sg

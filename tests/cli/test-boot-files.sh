@@ -107,6 +107,48 @@ fi
 check grep -q "does not fit" "$tmp/hook.err"
 check grep -q "E: scsi-scan: the quirk database's device flags cannot reach scsi_mod" "$tmp/hook.err"
 rm -f "$dest/etc/scsi-scan/quirks.d/50-local.conf"
+# the boot policy of a host-only image: the root's SCSI disk by its address
+# (scsi-quirks boot-policy on the machine's sysfs), in an image made with
+# MODULES=dep or BOOT_POLICY=yes, not otherwise; a root on no SCSI disk
+# makes none
+bp=$tmp/sysbp
+mkdir -p "$bp/sys/class/scsi_host/host0" "$bp/sys/class/block" "$bp/proc/self" \
+	"$bp/sys/bus/scsi/devices/0:0:1:0/block/sda/sda2"
+echo virtio_scsi > "$bp/sys/class/scsi_host/host0/proc_name"
+printf 'QEMU    \n' > "$bp/sys/bus/scsi/devices/0:0:1:0/vendor"
+printf 'QEMU HARDDISK   \n' > "$bp/sys/bus/scsi/devices/0:0:1:0/model"
+echo 8:0 > "$bp/sys/bus/scsi/devices/0:0:1:0/block/sda/dev"
+echo 8:2 > "$bp/sys/bus/scsi/devices/0:0:1:0/block/sda/sda2/dev"
+echo 2 > "$bp/sys/bus/scsi/devices/0:0:1:0/block/sda/sda2/partition"
+ln -s "$bp/sys/bus/scsi/devices/0:0:1:0/block/sda" "$bp/sys/class/block/sda"
+ln -s "$bp/sys/bus/scsi/devices/0:0:1:0/block/sda/sda2" "$bp/sys/class/block/sda2"
+echo "22 1 8:2 / / rw - ext4 /dev/sda2 rw" > "$bp/proc/self/mountinfo"
+for how in "MODULES=dep" "MODULES=most" "MODULES=dep SCSI_SCAN_BOOT_POLICY=no" \
+	   "MODULES=most SCSI_SCAN_BOOT_POLICY=yes" "MODULES=dep conf=no"; do
+	rm -rf "$tmp/dest" && mkdir -p "$tmp/dest"
+	rm -f "$dest/etc/scsi-scan/initramfs.conf"
+	case "$how" in *conf=no) echo "BOOT_POLICY=no" > "$dest/etc/scsi-scan/initramfs.conf" ;; esac
+	env ${how%conf=no} DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest \
+		SCSI_SCAN_SYSROOT=$bp sh "$tmp/hook" || { echo "FAIL: the hook failed ($how)"; fail=1; }
+	case "$how" in
+	"MODULES=dep" | *=yes)
+		check grep -q 'driver = "virtio_scsi"' "$tmp/dest/etc/scsi-scan/boot-policy.conf"
+		check grep -q 'id = 1' "$tmp/dest/etc/scsi-scan/boot-policy.conf"
+		check grep -q 'root file system: nothing else' "$tmp/dest/etc/scsi-scan/boot-policy.conf"
+		;;
+	*) check test ! -e "$tmp/dest/etc/scsi-scan/boot-policy.conf" ;;
+	esac
+done
+rm -f "$dest/etc/scsi-scan/initramfs.conf"
+echo "22 1 253:0 / / rw - ext4 /dev/vda rw" > "$bp/proc/self/mountinfo"
+mkdir -p "$bp/sys/class/block/vda" && echo 253:0 > "$bp/sys/class/block/vda/dev"
+rm -rf "$tmp/dest" && mkdir -p "$tmp/dest"
+MODULES=dep DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest SCSI_SCAN_SYSROOT=$bp \
+	sh "$tmp/hook" 2> "$tmp/hook.err" || { echo "FAIL: the hook failed (vda)"; fail=1; }
+check test ! -e "$tmp/dest/etc/scsi-scan/boot-policy.conf"
+check grep -q "no boot policy: / lies on vda, no SCSI disk" "$tmp/hook.err"
+check grep -q 'scsi-quirks" boot-policy' "$m"
+check grep -q 'hostonly' "$m"
 # the boot scripts: a time limit from scsi_scan.timeout= (120 s without),
 # and what scsi-scan gave up on reaches the console
 mkdir -p "$tmp/bin"
@@ -142,7 +184,8 @@ fake_paths() {
 	    -e "s|/proc/cmdline|$tmp/cmdline|g" -e "s|/usr/bin/scsi-scan|$tmp/bin/scsi-scan|g" \
 	    -e "s|/usr/bin/scsi-quirks|$tmp/bin/scsi-quirks|g" \
 	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" -e "s|/run/scsi-scan/|$tmp/run/|g" \
-	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" "$1"
+	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" \
+	    -e "s|/etc/scsi-scan/boot-policy.conf|$tmp/image-boot-policy.conf|g" "$1"
 }
 for script in init-premount local-block; do
 	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
@@ -215,5 +258,64 @@ for cmdline in "root=/dev/sda1 scsi_scan.lunmask=scsi,virtio_scsi,0:1,0" \
 		;;
 	esac
 done
+# the image's boot policy: taken unless the command line names LUNs of its
+# own or says scsi_scan.bootpolicy=0; dropped by local-block (and dracut's
+# settled hook) when the root has not come 5 s after the first pass
+echo 'lunmask "root file system 1" { luns = { 0 } }' > "$tmp/image-boot-policy.conf"
+for cmdline in "root=/dev/sda1" "root=/dev/sda1 scsi_scan.bootpolicy=0" \
+	       "root=/dev/sda1 scsi_scan.lunmask=scsi,virtio_scsi,0:1,0"; do
+	rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since" "$tmp/run/boot-policy.taken"
+	: > "$tmp/log"
+	echo "$cmdline" > "$tmp/cmdline"
+	fake_paths "$src/initramfs-tools/scripts/init-premount/scsi-scan" > "$tmp/script"
+	quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
+	case "$cmdline" in
+	*bootpolicy=0)
+		check test ! -e "$tmp/run/boot-lunmask.conf"
+		check grep -q -- "args: --wait --time-limit 120\$" "$tmp/log"
+		;;
+	*lunmask=*)
+		check grep -q 'kernel command line 1' "$tmp/run/boot-lunmask.conf"
+		check test ! -e "$tmp/run/boot-policy.taken"
+		;;
+	*)
+		check grep -q 'root file system 1' "$tmp/run/boot-lunmask.conf"
+		check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+		check test -e "$tmp/run/boot-policy.taken"
+		# local-block: kept for 5 s from its first run, then every LUN
+		fake_paths "$src/initramfs-tools/scripts/local-block/scsi-scan" > "$tmp/script"
+		: > "$tmp/log"
+		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
+		check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+		check test -s "$tmp/run/boot-policy.since"
+		read -r up _ < /proc/uptime
+		echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
+		: > "$tmp/log"
+		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
+		check grep -q -- "args: --wait --time-limit 120\$" "$tmp/log"
+		check grep -q "W: scsi-scan: the root is on none of the LUNs of the image's boot policy" \
+			"$tmp/log"
+		check test ! -s "$tmp/run/boot-lunmask.conf"
+		;;
+	esac
+done
+rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since"
+: > "$tmp/log"
+cat > "$tmp/settled" <<EOS
+getarg() { case "\$1" in scsi_scan.timeout=) echo 9 ;; *) return 1 ;; esac; }
+warn() { echo "W: \$*" >> "\$LOG"; }
+. "$tmp/script"
+EOS
+fake_paths "$src/dracut/95scsi-scan/scsi-scan-settled.sh" > "$tmp/script"
+PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+check grep -q 'root file system 1' "$tmp/run/boot-lunmask.conf"
+check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+check test -s "$tmp/run/boot-policy.since"
+read -r up _ < /proc/uptime
+echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
+: > "$tmp/log"
+PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+check grep -q -- "args: --wait --time-limit 9\$" "$tmp/log"
+check grep -q "W: scsi-scan: the root is on none of the LUNs" "$tmp/log"
 [ $fail = 0 ] && echo "boot files: ok"
 exit $fail

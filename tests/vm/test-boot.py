@@ -38,6 +38,7 @@ for d in /sys/bus/scsi/devices/*:*:*:*; do
 	m=$(/bin/busybox cat $d/model | /bin/busybox tr -d ' ')
 	b=$(/bin/busybox ls $d/block 2>/dev/null | /bin/busybox wc -l)
 	echo "@@F $v/$m blacklist=[$(/bin/busybox cat $d/blacklist)] block=$b"
+	echo "@@D ${{d##*/}}"
 done
 /bin/busybox poweroff -f
 """
@@ -70,6 +71,11 @@ def fake_sysfs(path, devices):
     return path
 
 
+def attached(out):
+    """The H:C:T:L of each LUN attached when the root's init ran."""
+    return sorted(re.findall(r"^@@D (\d+:\d+:\d+:\d+)", out, re.M))
+
+
 def make_root(path, tmp):
     """A small ext4 image whose init prints the marker and powers off."""
     tree = os.path.join(tmp, "rootfs")
@@ -82,9 +88,11 @@ def make_root(path, tmp):
     subprocess.run(["mkfs.ext4", "-q", "-F", "-U", UUID, "-d", tree, path, "16M"], check=True)
 
 
-def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=None):
+def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=None,
+                   env=""):
     """mkinitramfs with a configuration of our own (MODULES=list); the hook
-    reads the machine's devices under @sysroot."""
+    reads the machine's devices under @sysroot; @env: more of the hook's
+    environment."""
     conf = os.path.join(tmp, name or ("conf-hook" if with_hook else "conf-plain"))
     os.makedirs(os.path.join(conf, "hooks"))
     os.makedirs(os.path.join(conf, "scripts"))
@@ -110,7 +118,7 @@ def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=
     # Only the tree under test's hook and scripts, never a copy of the
     # project installed on this machine (/usr/share/initramfs-tools).
     binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
-    p = vmlib.run_private(f"SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
+    p = vmlib.run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
                           f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
     if p.returncode != 0:
         raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
@@ -172,6 +180,18 @@ def main():
                   "w") as f:
             f.write(FLAGS_QUIRKS)
         make_initramfs(flagged, release, moddir, staging2, True, tmp, guest, "conf-flags")
+        # the boot policy of a host-only image made on a machine whose root
+        # is LUN 3 of target 0 (sdb)
+        policied = os.path.join(tmp, "initrd-policy.img")
+        make_initramfs(policied, release, moddir, staging, True, tmp,
+                       vmlib.policy_sysfs(os.path.join(tmp, "sys-policy"), "0:0:0:3", "sdb", "8:16"),
+                       "conf-policy", env="SCSI_SCAN_BOOT_POLICY=yes")
+        p = subprocess.run(["sh", "-c", f"unmkinitramfs {policied} {tmp}/y && "
+                            f"cat {tmp}/y/etc/scsi-scan/boot-policy.conf "
+                            f"{tmp}/y/main/etc/scsi-scan/boot-policy.conf 2>/dev/null"],
+                           capture_output=True, text=True)
+        policy = p.stdout
+        vmlib.log("the boot policy image carries:\n" + policy)
         p = subprocess.run(["sh", "-c", f"unmkinitramfs {flagged} {tmp}/x && "
                             f"cat {tmp}/x/etc/modprobe.d/scsi-scan-dev-flags.conf "
                             f"{tmp}/x/main/etc/modprobe.d/scsi-scan-dev-flags.conf 2>/dev/null"],
@@ -180,7 +200,12 @@ def main():
         vmlib.log(f"three initramfs images built in {time.monotonic() - t0:.0f} s; "
                   f"the flags image carries: {modprobe_line}")
         two = [(1, 0, other, "COMPAQ", "MSA1000"), (2, 0, other2, "ACME", "Ctl")]
+        three = [(0, 0, other), (0, 3, root), (1, 0, other2)]
         cases = [
+            ("no boot policy: every LUN", hooked, three, True),
+            ("boot policy: the root's LUN only", policied, three, True),
+            ("boot policy, root moved: every LUN", policied, [(0, 0, other), (1, 2, root)],
+             True),
             ("root at LUN 0", hooked, [(0, 0, root)], True),
             ("root at LUN 3", hooked, [(0, 0, other), (0, 3, root)], True),
             ("root on a target without LUN 0", hooked, [(1, 2, root)], True),
@@ -189,7 +214,11 @@ def main():
             ("the database's flags", flagged, [(0, 0, root)] + two, True),
         ]
         outs = {}
+        # BOOT_CASES=REGEX: only the boots whose names match (for a developer)
+        only = os.environ.get("BOOT_CASES")
         for name, initrd, layout, expect in cases:
+            if only and not re.search(only, name):
+                continue
             t0 = time.monotonic()
             append = (f"root=UUID={UUID} rootwait scsi_mod.scan=manual panic=1 "
                       f"rootdelay=1")
@@ -212,7 +241,23 @@ def main():
                   f"({time.monotonic() - t0:.0f} s)")
             if not ok:
                 failed.append(name)
-                print("\n".join(out.splitlines()[-40:]))
+                print("\n".join([line for line in out.splitlines()[:-40]
+                                 if re.search(r"scsi-scan|scsi \d|sd \d|Running|Waiting", line)] +
+                                out.splitlines()[-40:]))
+    # the boot policy: what the root's init found attached, against the same
+    # disks without a policy, and a root that moved
+    every = attached(outs.get("no boot policy: every LUN", ""))
+    only = attached(outs.get("boot policy: the root's LUN only", ""))
+    moved_out = outs.get("boot policy, root moved: every LUN", "")
+    moved = attached(moved_out)
+    ok = ('driver = "virtio_scsi"\n\tchannel = 0\n\tid = 0\n\tluns = { "3" }' in policy and
+          every == ["0:0:0:0", "0:0:0:3", "0:0:1:0"] and only == ["0:0:0:3"] and
+          moved == ["0:0:0:0", "0:0:1:2"] and
+          "the root is on none of the LUNs of the image's boot policy" in moved_out)
+    print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {'boot policy from the root':34} "
+          f"attached before the root: without {every}, with {only}; root moved: {moved}")
+    if not ok:
+        failed.append("boot policy")
     # dev_flags from the image: a flag the database drops, one it adds to a
     # device no table knows (which sd then does not take)
     before, after = flags_of(outs.get("the kernel's own flags", "")), flags_of(
@@ -226,7 +271,7 @@ def main():
           f"{modprobe_line!r}; blacklist and sd before: {before}; after: {after}")
     if not ok:
         failed.append("dev_flags")
-    print(f"{SERIES}: boot {len(cases) + 1 - len(failed)} passed, {len(failed)} failed, "
+    print(f"{SERIES}: boot {len(cases) + 2 - len(failed)} passed, {len(failed)} failed, "
           f"in {time.monotonic() - start:.0f} s")
     return 1 if failed else 0
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The dracut module in a real dracut image: Debian's dracut-core builds an
 initramfs for the test kernel with the 95scsi-scan module, and the image
-must carry scsi-scan, the quirk database, sg and the initqueue hook.
+must carry scsi-scan, the quirk database, sg and the initqueue hook, and the boot policy of the machine it is made for.
 
 usage: test-dracut.py BUILD_DIR KERNEL_SERIES
 
@@ -45,7 +45,11 @@ def main():
         os.makedirs(fake)
         os.symlink(moddir, os.path.join(fake, release))
         image = os.path.join(tmp, "initrd.img")
-        script = f"""dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \\
+        # made for a machine whose root is LUN 3 of a virtio-scsi target:
+        # the image carries its boot policy
+        sysroot = vmlib.policy_sysfs(os.path.join(tmp, "sys-policy"), "0:0:2:3", "sdc", "8:32")
+        script = f"""SCSI_SCAN_BOOT_POLICY=yes SCSI_SCAN_SYSROOT={sysroot} \\
+dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \\
 	--kmoddir {moddir} --add scsi-scan --omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \\
 	--add-drivers "virtio_pci virtio_scsi sd_mod ext4" --force --no-compress {image}
 """
@@ -57,6 +61,10 @@ def main():
         with open(image, "rb") as f:
             listing = subprocess.run(["cpio", "-it", "--quiet"], stdin=f, capture_output=True,
                                      text=True).stdout.splitlines()
+        with open(image, "rb") as f:
+            policy = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout",
+                                     "etc/scsi-scan/boot-policy.conf"], stdin=f,
+                                    capture_output=True, text=True).stdout
     want = ["usr/bin/scsi-scan", "usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf",
             "usr/lib/scsi-scan/quirks.d/20-linux-lun-scan.conf",
             "usr/lib/scsi-scan/quirks.d/30-linux-runtime.conf",
@@ -66,9 +74,12 @@ def main():
         missing.append("sg.ko")
     if not any(line.endswith("libconfuse.so.2") or "libconfuse.so" in line for line in listing):
         missing.append("libconfuse")
-    for w in want + ["sg.ko", "libconfuse"]:
+    if 'driver = "virtio_scsi"\n\tchannel = 0\n\tid = 2\n\tluns = { "3" }' not in policy:
+        missing.append("the boot policy")
+        print(f"the image's etc/scsi-scan/boot-policy.conf:\n{policy}")
+    for w in want + ["sg.ko", "libconfuse", "the boot policy"]:
         print(f"{'FAIL' if w in missing else 'ok':4} {SERIES:5} dracut image carries {w}")
-    print(f"{SERIES}: dracut {len(want) + 2 - len(missing)} passed, {len(missing)} failed")
+    print(f"{SERIES}: dracut {len(want) + 3 - len(missing)} passed, {len(missing)} failed")
     return 1 if missing else 0
 
 

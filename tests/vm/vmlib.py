@@ -654,3 +654,26 @@ def main_guard(main):
     except VMError as e:
         print(f"error: {e}")
         sys.exit(1)
+
+
+def policy_sysfs(path, hctl, disk, devt):
+    """The machine an image with a boot policy is made for: its root file
+    system on the whole disk @disk, LUN @hctl of a virtio-scsi host, as
+    scsi-quirks boot-policy reads it (SCSI_SCAN_SYSROOT)."""
+    dev = os.path.join(path, f"sys/bus/scsi/devices/{hctl}")
+    os.makedirs(os.path.join(dev, "block", disk))
+    for name, value in (("vendor", "QEMU    "), ("model", "QEMU HARDDISK   "), ("type", "0")):
+        with open(os.path.join(dev, name), "w") as f:
+            f.write(value + "\n")
+    with open(os.path.join(dev, "block", disk, "dev"), "w") as f:
+        f.write(devt + "\n")
+    host = hctl.split(":")[0]
+    os.makedirs(os.path.join(path, f"sys/class/scsi_host/host{host}"))
+    with open(os.path.join(path, f"sys/class/scsi_host/host{host}/proc_name"), "w") as f:
+        f.write("virtio_scsi\n")
+    os.makedirs(os.path.join(path, "sys/class/block"))
+    os.symlink(os.path.join(dev, "block", disk), os.path.join(path, "sys/class/block", disk))
+    os.makedirs(os.path.join(path, "proc/self"))
+    with open(os.path.join(path, "proc/self/mountinfo"), "w") as f:
+        f.write(f"22 1 {devt} / / rw,relatime - ext4 /dev/{disk} rw\n")
+    return path
