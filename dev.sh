@@ -145,6 +145,9 @@ bench() {
 	echo
 	echo "== LUN masking at boot: the root LUN of 2,048 (policy) against the kernel's scan of all"
 	python3 "$top/bench/vm-bench-lunmask.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
+	echo
+	echo "== A volume on two paths with multipathd: attach and detach against os-brick's steps"
+	python3 "$top/bench/vm-bench-volume.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
 }
 
 # The .deb from the files git knows (committed or not, never build
