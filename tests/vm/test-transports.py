@@ -436,6 +436,16 @@ scsi-scan detach --wwid $W > /tmp/m.out 2>&1; rc=$?
 echo "@@MP detach-mounted rc=$rc luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout 2>/dev/null | wc -l)"
 sed 's/^/@@MPD1 /' /tmp/m.out | head -4
 umount /mnt/m
+# The boot policy of a root on this volume through a logical volume (LVM's
+# are dm-linear devices) on the map: the target on both sessions, LUN 2.
+DM_DISABLE_UDEV=1 timeout 60 dmsetup create lv8 \
+	--table "0 $(blockdev --getsz /dev/mapper/$MAP) linear /dev/mapper/$MAP 0"
+mke2fs -q /dev/mapper/lv8 && mount -t ext2 /dev/mapper/lv8 /mnt/m
+scsi-quirks boot-policy /mnt/m > /tmp/bp.conf 2> /tmp/bp.err; rc=$?
+echo "@@MP boot-policy rc=$rc entries=$(grep -c '^lunmask' /tmp/bp.conf) slaves=$(for m in /sys/block/dm-*; do [ "$(cat $m/dm/name)" = lv8 ] && ls $m/slaves; done | tr '\n' ',')"
+sed 's/^/@@MPB /' /tmp/bp.conf /tmp/bp.err
+umount /mnt/m
+DM_DISABLE_UDEV=1 timeout 60 dmsetup remove lv8
 # The daemon runs from here on: it holds the hold-out against others.
 scsi-scand --foreground > /tmp/m.log 2>&1 &
 SPID=$!
@@ -652,7 +662,7 @@ def check_multipathd(checks, out):
           for m in re.finditer(r"^@@MP (\S+) (.*)$", out, re.M)}
     text = {k: " | ".join(line[len(k) + 3:].strip() for line in out.splitlines()
                           if line.startswith(f"@@{k} "))
-            for k in ("MPJ", "MPE", "MPM", "MPD1", "MPD2", "MPO", "MPR", "MPL")}
+            for k in ("MPJ", "MPE", "MPM", "MPD1", "MPD2", "MPO", "MPR", "MPL", "MPB")}
     at, dm, dt = mp.get("attach", {}), mp.get("detach-mounted", {}), mp.get("detach", {})
     ot, hd, rl, rz = mp.get("others", {}), mp.get("held", {}), mp.get("release", {}), \
         mp.get("daemon-resize", {})
@@ -673,6 +683,14 @@ def check_multipathd(checks, out):
                  f"ext2 on the map mounted, detach --wwid: rc {dm.get('rc')}, paths "
                  f"{dm.get('luns')}, maps {dm.get('maps')}, hold-outs {dm.get('holdouts')}: "
                  f"{text['MPD1'][:300]}", width=30)
+    bp = mp.get("boot-policy", {})
+    checks.check("multipathd-boot-policy",
+                 bp.get("rc") == "0" and bp.get("entries") == "2" and
+                 re.search(r'iscsi_target = "iqn\.2003-01\.org\.linux-iscsi\.test:t8"[\s|]+'
+                           r'luns = \{ "2" \}', text["MPB"]) is not None,
+                 f"ext2 on a dm-linear device (as LVM makes one; slaves {bp.get('slaves')}) "
+                 f"on the map: scsi-quirks boot-policy rc {bp.get('rc')}, "
+                 f"{bp.get('entries')} entries: {text['MPB'][:400]}", width=30)
     checks.check("multipathd-detach",
                  dt.get("rc") == "0" and dt.get("luns") == "[0:0:0|0:0:0]" and
                  dt.get("maps") == "[]" and "lun-2.conf" in dt.get("holdouts", "") and
