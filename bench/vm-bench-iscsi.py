@@ -12,7 +12,6 @@ through the REPORT LUNS well-known LUN). Prints medians with min-max.
 usage: vm-bench-iscsi.py BUILD_DIR [KERNEL_SERIES] [--rounds N]
 """
 
-import importlib.util
 import os
 import re
 import statistics
@@ -23,18 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-BUILD = args[0]
-SERIES = args[1] if len(args) > 1 else "6.12"
-ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 7
+BUILD, SERIES, ROUNDS = vmlib.bench_args(7)
 
 # The LIO target and the logins, as the transport test sets them up.
-_spec = importlib.util.spec_from_file_location(
-    "transports", os.path.join(HERE, "..", "tests", "vm", "test-transports.py"))
-_argv, sys.argv = sys.argv, [sys.argv[0], BUILD, SERIES]
-transports = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(transports)
-sys.argv = _argv
+transports = vmlib.load_transports(BUILD, SERIES)
 SETUP = transports.SCRIPT.split('echo "@@HOSTS')[0]
 
 ROUNDS_SCRIPT = r"""

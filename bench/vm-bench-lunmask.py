@@ -29,10 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-BUILD = args[0]
-SERIES = args[1] if len(args) > 1 else "6.12"
-ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+BUILD, SERIES, ROUNDS = vmlib.bench_args(3)
 LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 2048
 
 SCRIPT = r"""

@@ -25,7 +25,6 @@ usage: vm-bench-volume.py BUILD_DIR [KERNEL_SERIES] [--rounds N]
 """
 
 import glob
-import importlib.util
 import os
 import re
 import statistics
@@ -36,17 +35,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-BUILD = args[0]
-SERIES = args[1] if len(args) > 1 else "6.12"
-ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
+BUILD, SERIES, ROUNDS = vmlib.bench_args(5)
 
-_spec = importlib.util.spec_from_file_location(
-    "transports", os.path.join(HERE, "..", "tests", "vm", "test-transports.py"))
-_argv, sys.argv = sys.argv, [sys.argv[0], BUILD, SERIES]
-transports = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(transports)
-sys.argv = _argv
+transports = vmlib.load_transports(BUILD, SERIES)
 # The target helpers and iscsid, without the test's targets and logins.
 SETUP = transports.SCRIPT.split("mkdir -p $C/iscsi/$T1/tpgt_1")[0]
 LOGIN = re.search(r"^login\(\) \{.*?^\}\n", transports.SCRIPT, re.M | re.S).group(0)

@@ -677,3 +677,26 @@ def policy_sysfs(path, hctl, disk, devt):
     with open(os.path.join(path, "proc/self/mountinfo"), "w") as f:
         f.write(f"22 1 {devt} / / rw,relatime - ext4 /dev/{disk} rw\n")
     return path
+
+
+def bench_args(default_rounds):
+    """A benchmark's command line: BUILD_DIR [KERNEL_SERIES] [--rounds N]."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    rounds = (int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv
+              else default_rounds)
+    return args[0], args[1] if len(args) > 1 else "6.12", rounds
+
+
+def load_transports(build, series):
+    """tests/vm/test-transports.py as a module: its guest script, modules and
+    helpers, for the benchmarks that share its LIO target and logins."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-transports.py")
+    spec = importlib.util.spec_from_file_location("transports", path)
+    argv, sys.argv = sys.argv, [sys.argv[0], build, series]
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.argv = argv
+    return module
