@@ -38,8 +38,10 @@ struct rootdev {
  *
  * The mount is the last mountinfo line for @mount_point (the one on top).
  * Its device is found by number, or by its source for file systems that
- * report an anonymous 0:N (btrfs); a partition stands for its disk, and a
- * device with slaves for each of them, down to disks that have none.
+ * report an anonymous 0:N (btrfs, whose other devices sysfs lists under
+ * /sys/fs/btrfs/UUID/devices, are all taken); a partition stands for its
+ * disk, and a device with slaves for each of them, down to disks that have
+ * none.
  *
  * Return: 0, -ENOENT (@mount_point is not mounted, or its device is not
  * in sysfs), -ELOOP (slaves deeper than 16 levels), -ENOMEM, or another

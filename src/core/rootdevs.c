@@ -172,8 +172,10 @@ static int walk(struct walk *w, const char *name, unsigned int depth)
 	if (sysfs_read(w->sys, attr, sizeof(attr), "/sys/class/block/%s/partition", name) >= 0) {
 		char *slash = strrchr(real, '/');
 
-		if (!slash || slash == real)
+		if (!slash || slash == real) {
+			snprintf(w->why, w->len, "no disk above the partition %s", name);
 			return -ENOENT;
+		}
 		*slash = '\0';
 		slash = strrchr(real, '/');
 		snprintf(disk, sizeof(disk), "%s", slash ? slash + 1 : real);
@@ -199,11 +201,50 @@ static int walk(struct walk *w, const char *name, unsigned int depth)
 	return add_disk(w, name, real);
 }
 
+/*
+ * A btrfs file system may span several devices, of which the mount names
+ * one: sysfs lists them all under /sys/fs/btrfs/UUID/devices. Each is
+ * walked when @name is one of them (*@ret_found set).
+ */
+static int walk_btrfs(struct walk *w, const char *name, bool *ret_found)
+{
+	char rel[PATH_MAX], dev[ROOTDEVS_NAME_LEN], attr[32];
+	struct dirent *fs, *de;
+	DIR *top, *d;
+	int r;
+
+	*ret_found = false;
+	r = sysfs_open_dir(w->sys, "/sys/fs/btrfs", &top);
+	if (r < 0 || !top)
+		return r == -ENOENT ? 0 : r;
+	r = 0;
+	while (r == 0 && !*ret_found && (fs = readdir(top))) {
+		if (fs->d_name[0] == '.' ||
+		    sysfs_read(w->sys, attr, sizeof(attr), "/sys/fs/btrfs/%s/devices/%s/dev",
+			       fs->d_name, name) < 0)
+			continue;
+		*ret_found = true;
+		snprintf(rel, sizeof(rel), "/sys/fs/btrfs/%s/devices", fs->d_name);
+		r = sysfs_open_dir(w->sys, rel, &d);
+		while (r == 0 && d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(dev, sizeof(dev), "%s", de->d_name);
+			r = walk(w, dev, 1);
+		}
+		if (d)
+			closedir(d);
+	}
+	closedir(top);
+	return r;
+}
+
 int rootdevs_of_mount(const struct sysfs_ctx *sys, const char *mount_point, struct rootdev **ret,
 		      size_t *ret_count, char *why, size_t len)
 {
 	struct walk w = { .sys = sys, .why = why, .len = len };
 	char source[PATH_MAX], name[ROOTDEVS_NAME_LEN];
+	bool btrfs = false;
 	dev_t devt;
 	int r;
 
@@ -224,6 +265,8 @@ int rootdevs_of_mount(const struct sysfs_ctx *sys, const char *mount_point, stru
 	else if (r < 0)
 		snprintf(why, len, "cannot read /sys/class/block: %s", strerror(-r));
 	if (r == 0)
+		r = walk_btrfs(&w, name, &btrfs);
+	if (r == 0 && !btrfs)
 		r = walk(&w, name, 0);
 	if (r < 0) {
 		free(w.v);

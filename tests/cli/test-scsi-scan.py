@@ -1815,7 +1815,7 @@ class BootPolicy(ScanTest):
         self.assertIn(f'\tiscsi_target = "{self.IQN}"\n\tluns = {{ "2" }}\n', p.stdout)
         self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:0:2", "1:0:0:2"])
 
-    def test_btrfs_on_dm_crypt_and_md_over_sas_and_fc(self):
+    def test_btrfs_on_dm_crypt_and_md_over_sas_and_fc_and_a_second_disk(self):
         t = self.tree("host 0 transport sas max_lun 8\nhost 1 transport fc max_lun 8\n"
                       "lu 0:0:0:0 version 5 sectors 2048\nlu 0:0:1:0 version 5 sectors 2048\n"
                       "lu 1:0:0:3 version 5 sectors 2048\nlu 1:0:0:4 version 5 sectors 2048\n",
@@ -1835,7 +1835,14 @@ class BootPolicy(ScanTest):
         self.assertIn('lunmask "root file system 1" {\n\tport_name = "0x500507680b215660"\n'
                       '\tluns = { "3" }\n}\nlunmask "root file system 2" {\n'
                       '\tsas_address = "0x5000c500a1b2c3d4"\n\tluns = { "0" }\n}\n', p.stdout)
-        self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:0:0", "1:0:0:3"])
+        self.assertEqual(p.stdout.count('lunmask "root file system'), 3)
+        # a second device of the same btrfs, which the mount does not name
+        t.attrs("sys/fs/btrfs/5c5a-uuid/devices/dm-0", dev="254:0")
+        t.attrs(f"sys/fs/btrfs/5c5a-uuid/devices/{self.disk(t, '0:0:1:0')}", dev="240:16")
+        p = t.quirks("boot-policy", quirks=(), rc=0)
+        self.assertIn('\tsas_address = "0x5000c500a1b2c3d5"\n\tluns = { "0" }\n', p.stdout)
+        self.assertEqual(p.stdout.count('lunmask "root file system'), 4)
+        self.assertEqual(self.policy_attaches(t, p.stdout), ["0:0:0:0", "0:0:1:0", "1:0:0:3"])
 
     def test_no_scsi_disk_and_errors(self):
         t = self.tree("host 0 max_id 1 max_lun 8\n")
