@@ -652,6 +652,31 @@ static int check_swaps(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 	return r;
 }
 
+/* A udev worker's name; before systemd 251 they bore the daemon's. */
+static bool udev_worker(const char *comm)
+{
+	return strcmp(comm, "(udev-worker)") == 0 || strcmp(comm, "systemd-udevd") == 0;
+}
+
+/* Whether process @pid (named @comm) is udev probing a device: a worker,
+ * or a program a worker runs for a rule (scsi_id, ata_id). */
+static bool udev_probe(const struct sysfs_ctx *ctx, const char *pid, const char *comm)
+{
+	char stat_line[512], parent[64];
+	const char *paren;
+	long ppid;
+
+	if (udev_worker(comm))
+		return true;
+	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
+	if (sysfs_read(ctx, stat_line, sizeof(stat_line), "/proc/%s/stat", pid) < 0 ||
+	    !(paren = strrchr(stat_line, ')')) || sscanf(paren + 1, " %*c %ld", &ppid) != 1 ||
+	    ppid <= 1 || sysfs_read(ctx, parent, sizeof(parent), "/proc/%ld/comm", ppid) < 0)
+		return false;
+	parent[strcspn(parent, "\n")] = '\0';
+	return udev_worker(parent);
+}
+
 static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_nodes *n,
 			       const char *pid, char *why, size_t len)
 {
@@ -705,9 +730,9 @@ static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_n
 		sysfs_read(ctx, comm, sizeof(comm), "/proc/%s/comm", pid);
 		comm[strcspn(comm, "\n")] = '\0';
 		/* udev's workers open each new disk for a moment to probe it
-		 * (blkid, scsi_id); that is no user, and a delete only ends
-		 * the probe. Before systemd 251 they bore the daemon's name. */
-		if (strcmp(comm, "(udev-worker)") == 0 || strcmp(comm, "systemd-udevd") == 0)
+		 * (blkid), and so do the programs their rules run (scsi_id);
+		 * that is no user, and a delete only ends the probe. */
+		if (udev_probe(ctx, pid, comm))
 			break;
 		snprintf(why, len, "/dev/%s is open by pid %s%s%s%s", hit->name, pid,
 			 comm[0] ? " (" : "", comm, comm[0] ? ")" : "");

@@ -131,6 +131,27 @@ static const struct inuse_case cases[] = {
 	  "link proc/4257/fd/9 @dev/sdb\n"
 	  "file proc/4257/comm systemd-udevd\n",
 	  true, 0, NULL },
+	{ "open by a program udev's worker runs for a rule (scsi_id): no user",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4259/fd/3 @dev/sdb\n"
+	  "file proc/4259/comm scsi_id\n"
+	  "file proc/4259/stat 4259 (scsi_id) S 4256 4256 0 0\n"
+	  "file proc/4256/comm (udev-worker)\n",
+	  true, 0, NULL },
+	{ "open by a program whose parent is no udev worker: in use",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4260/fd/3 @dev/sdb\n"
+	  "file proc/4260/comm scsi_id\n"
+	  "file proc/4260/stat 4260 (scsi_id) S 4261 4261 0 0\n"
+	  "file proc/4261/comm bash\n",
+	  true, 1, "/dev/sdb is open by pid 4260 (scsi_id)" },
+	{ "a name with spaces and parentheses in stat",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4262/fd/3 @dev/sdb\n"
+	  "file proc/4262/comm a) b\n"
+	  "file proc/4262/stat 4262 (a) b) S 4256 4256 0 0\n"
+	  "file proc/4256/comm (udev-worker)\n",
+	  true, 0, NULL },
 	{ "open by udev's worker and by a user: in use by the user",
 	  "blk dev/sdb 240:16\n"
 	  "link proc/4256/fd/14 @dev/sdb\n"
