@@ -658,15 +658,17 @@ static bool udev_worker(const char *comm)
 	return strcmp(comm, "(udev-worker)") == 0 || strcmp(comm, "systemd-udevd") == 0;
 }
 
-/* Whether process @pid (named @comm) is udev probing a device: a worker,
- * or a program a worker runs for a rule (scsi_id, ata_id). */
-static bool udev_probe(const struct sysfs_ctx *ctx, const char *pid, const char *comm)
+/* Whether process @pid (named @comm) only watches a device: a udev worker,
+ * a program a worker runs for a rule (scsi_id, ata_id), or multipathd,
+ * which keeps every path it checks open; a path in a map is held by it
+ * (check_holders()), one outside a map is no user. */
+static bool watcher_only(const struct sysfs_ctx *ctx, const char *pid, const char *comm)
 {
 	char stat_line[512], parent[64];
 	const char *paren;
 	long ppid;
 
-	if (udev_worker(comm))
+	if (udev_worker(comm) || strcmp(comm, "multipathd") == 0)
 		return true;
 	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
 	if (sysfs_read(ctx, stat_line, sizeof(stat_line), "/proc/%s/stat", pid) < 0 ||
@@ -732,7 +734,7 @@ static int check_process_files(const struct sysfs_ctx *ctx, const struct inuse_n
 		/* udev's workers open each new disk for a moment to probe it
 		 * (blkid), and so do the programs their rules run (scsi_id);
 		 * that is no user, and a delete only ends the probe. */
-		if (udev_probe(ctx, pid, comm))
+		if (watcher_only(ctx, pid, comm))
 			break;
 		snprintf(why, len, "/dev/%s is open by pid %s%s%s%s", hit->name, pid,
 			 comm[0] ? " (" : "", comm, comm[0] ? ")" : "");

@@ -138,6 +138,11 @@ static const struct inuse_case cases[] = {
 	  "file proc/4259/stat 4259 (scsi_id) S 4256 4256 0 0\n"
 	  "file proc/4256/comm (udev-worker)\n",
 	  true, 0, NULL },
+	{ "open by multipathd, which checks the path (a map would be a holder): no user",
+	  "blk dev/sdb 240:16\n"
+	  "link proc/4263/fd/11 @dev/sdb\n"
+	  "file proc/4263/comm multipathd\n",
+	  true, 0, NULL },
 	{ "open by a program whose parent is no udev worker: in use",
 	  "blk dev/sdb 240:16\n"
 	  "link proc/4260/fd/3 @dev/sdb\n"
