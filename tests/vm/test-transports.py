@@ -235,19 +235,31 @@ scsi-quirks --quirks-dir /etc/scsi-scan/quirks.d --quirks-dir /etc/sasq query --
 # device over /dev/ram0, so that it can grow. The multipath map is made with
 # dmsetup as multipathd would make it (the guest has no multipathd).
 export DM_DISABLE_UDEV=1
+# growable NAME RAMDEV HBA SERIAL: an iblock backstore on a dm-linear device
+# of 2048 sectors over RAMDEV (the test's own: no udev, bounded), which can
+# grow; prints its configfs directory.
+growable() {
+	DM_DISABLE_UDEV=1 timeout 60 dmsetup create $1 --table "0 2048 linear $2 0"
+	mkdir -p $C/core/$3/$1
+	echo udev_path=/dev/mapper/$1 > $C/core/$3/$1/control
+	echo 1 > $C/core/$3/$1/enable
+	serial $C/core/$3/$1 $4 > /dev/null
+	echo $C/core/$3/$1
+}
+# both_portals T: T discovered and logged in through both portals; prints
+# the two sessions' hosts.
+both_portals() {
+	target $1
+	iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
+	iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
+	echo "$(login $1 127.0.0.1) $(login $1 127.0.0.2)"
+}
 T7=iqn.2003-01.org.linux-iscsi.test:t7
-dmsetup create grow --table "0 2048 linear /dev/ram0 0"
-mkdir -p $C/core/iblock_0/grow
-echo udev_path=/dev/mapper/grow > $C/core/iblock_0/grow/control
-echo 1 > $C/core/iblock_0/grow/enable
-serial $C/core/iblock_0/grow v6 > /dev/null
+grow=$(growable grow /dev/ram0 iblock_0 v6)
 mkdir -p $C/iscsi/$T7/tpgt_1
 for l in 0 1; do lun $T7 $l $(backstore_rd v$l); done
-lun $T7 6 $C/core/iblock_0/grow
-target $T7
-iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
-iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
-a7=$(login $T7 127.0.0.1); b7=$(login $T7 127.0.0.2)
+lun $T7 6 $grow
+hosts=$(both_portals $T7); a7=${hosts% *}; b7=${hosts#* }
 vluns() { echo "$(luns_of_host $a7)|$(luns_of_host $b7)"; }
 t0=$(uptime_cs)
 scsi-scan --json --iscsi-target $T7 --lun 6 > /tmp/v.json 2> /tmp/v.err; rc=$?
@@ -401,19 +413,11 @@ i=0; while [ $i -lt 100 ] && ! [ -s /run/multipathd.pid ]; do sleep 0.1; i=$((i 
 echo "@@MP multipathd pid=$(cat /run/multipathd.pid 2>/dev/null) ms=$((i * 100))"
 [ -s /run/multipathd.pid ] || sed 's/^/@@MPL /' /tmp/mpd.log | head -20
 T8=iqn.2003-01.org.linux-iscsi.test:t8
-# the test's own device needs no udev: a wait for its cookie could hang
-DM_DISABLE_UDEV=1 timeout 60 dmsetup create grow8 --table "0 2048 linear /dev/ram1 0"
-mkdir -p $C/core/iblock_1/grow8
-echo udev_path=/dev/mapper/grow8 > $C/core/iblock_1/grow8/control
-echo 1 > $C/core/iblock_1/grow8/enable
-serial $C/core/iblock_1/grow8 m2 > /dev/null
+grow8=$(growable grow8 /dev/ram1 iblock_1 m2)
 mkdir -p $C/iscsi/$T8/tpgt_1
 lun $T8 0 $(backstore_rd m0)
-lun $T8 2 $C/core/iblock_1/grow8
-target $T8
-iscsiadm -m discovery -t st -p 127.0.0.1 >/dev/null 2>&1
-iscsiadm -m discovery -t st -p 127.0.0.2 >/dev/null 2>&1
-a8=$(login $T8 127.0.0.1); b8=$(login $T8 127.0.0.2)
+lun $T8 2 $grow8
+hosts=$(both_portals $T8); a8=${hosts% *}; b8=${hosts#* }
 mluns() { echo "$(luns_of_host $a8)|$(luns_of_host $b8)"; }
 mmaps() { # the maps of LUN 2 (the daemon's coldplug gives LUN 0 its own)
 	for m in /sys/block/dm-*; do [ "$(cat $m/dm/uuid 2>/dev/null)" = "mpath-$W" ] && cat $m/dm/name; done |
@@ -429,7 +433,12 @@ W=$(sed -n 's/.*"wwid": *"naa\.\([0-9a-f]*\)".*/3\1/p' /tmp/m.json | head -1)
 echo "@@MP attach rc=$rc cs=$(( $(uptime_cs) - t0 )) hosts=$a8,$b8 luns=[$(mluns)] maps=[$(mmaps)] wwid=$W"
 tr -d ' \n' < /tmp/m.json | grep -o '"map":[^,}]*' | head -1 | sed 's/^/@@MPJ /'
 sed 's/^/@@MPE /' /tmp/m.err | head -3
+# multipathd counts a path it added a moment after the kernel's table holds
+# it (seen on a loaded machine): its own view, given up to 5 s to agree
+i=0; while [ $i -lt 50 ] && [ "$(multipathd show maps raw format "%N" 2>/dev/null)" != 2 ]; do
+	sleep 0.1; i=$((i + 1)); done
 multipathd show maps raw format "%n %w %N" 2>&1 | sed 's/^/@@MPM /'
+echo "@@MP multipathd-view ms=$((i * 100))"
 MAP=$(mmaps | tr -d ' ')
 mke2fs -q /dev/mapper/$MAP && mount -t ext2 /dev/mapper/$MAP /mnt/m
 scsi-scan detach --wwid $W > /tmp/m.out 2>&1; rc=$?
