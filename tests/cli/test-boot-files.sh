@@ -12,18 +12,20 @@ for f in usr/share/initramfs-tools/hooks/scsi-scan \
 	 usr/share/initramfs-tools/scripts/local-block/scsi-scan \
 	 usr/lib/dracut/modules.d/95scsi-scan/module-setup.sh \
 	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-settled.sh \
-	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-cmdline.sh; do
+	 usr/lib/dracut/modules.d/95scsi-scan/scsi-scan-cmdline.sh \
+	 usr/lib/scsi-scan/iscsistart; do
 	check test -x "$dest/$f"
 done
 for f in "$src"/initramfs-tools/hooks/scsi-scan "$src"/initramfs-tools/scripts/*/scsi-scan \
-	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
+	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh \
+	 "$src"/initramfs-tools/iscsistart; do
 	check sh -n "$f"
 done
 check bash -n "$src"/dracut/95scsi-scan/module-setup.sh
 if command -v shellcheck >/dev/null; then
 	check shellcheck -s sh "$src"/initramfs-tools/hooks/scsi-scan \
 		"$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
-		"$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh
+		"$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart
 	check shellcheck -s bash "$src"/dracut/95scsi-scan/module-setup.sh
 fi
 # dracut: the module installs the binary, the quirk directories and the hook
@@ -49,7 +51,7 @@ check grep -q 'instmods sg' "$m"
 # the boot scripts run on klibc's tools when the initramfs has no busybox
 # (Debian's default without the busybox package): no grep, rm, tail, sed
 for f in "$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
-	 "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
+	 "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart; do
 	if sed 's/#.*//' "$f" | grep -Eq '(^|[|;&(]|\$\()[[:space:]]*(grep|rm|tail|head|sed|awk|tr)[[:space:]]'; then
 		echo "FAIL: $f calls a tool the initramfs may lack"; fail=1
 	fi
@@ -317,5 +319,62 @@ echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
 PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
 check grep -q -- "args: --wait --time-limit 9\$" "$tmp/log"
 check grep -q "W: scsi-scan: the root is on none of the LUNs" "$tmp/log"
+# Root on iSCSI, initramfs-tools: the hook puts its iscsistart in place of
+# open-iscsi's (whatever order the two hooks ran in), which it keeps beside
+rm -rf "$tmp/dest"
+mkdir -p "$tmp/dest/usr/sbin"
+printf '#!/bin/sh\necho "open-iscsi iscsistart $*" >> "$LOG"\nexit 15\n' > "$tmp/dest/usr/sbin/iscsistart"
+chmod +x "$tmp/dest/usr/sbin/iscsistart"
+DESTDIR=$tmp/dest LOG=$tmp/log SCSI_SCAN_ROOT=$dest sh "$tmp/hook"
+check cmp -s "$tmp/dest/usr/sbin/iscsistart" "$dest/usr/lib/scsi-scan/iscsistart"
+check grep -q "open-iscsi iscsistart" "$tmp/dest/usr/lib/scsi-scan/iscsistart.open-iscsi"
+check grep -qx 'PREREQ="iscsi"' "$hi"
+# and its iscsistart: with scan=manual a login is made with
+# node.session.scan=manual (iscsistart would write "- - -" itself) and
+# scanned with the boot's policy, whatever the login's exit; the exit is
+# iscsistart's. Anything else, and any other scan mode: iscsistart as it is.
+fake_paths "$dest/usr/lib/scsi-scan/iscsistart" |
+	sed "s|/usr/lib/scsi-scan/iscsistart.open-iscsi|$tmp/dest/usr/lib/scsi-scan/iscsistart.open-iscsi|" \
+	> "$tmp/iscsistart"
+echo "root=UUID=x scsi_scan.timeout=7" > "$tmp/cmdline"
+echo 'lunmask "root file system 1" { luns = { 1 } }' > "$tmp/run/boot-lunmask.conf"
+: > "$tmp/log"
+rc=0
+LOG=$tmp/log sh "$tmp/iscsistart" -i iqn.i -t iqn.t -g 1 -a 10.0.2.2 -p 3260 || rc=$?
+check test $rc = 15
+check grep -qx "open-iscsi iscsistart -P node.session.scan=manual -i iqn.i -t iqn.t -g 1 -a 10.0.2.2 -p 3260" "$tmp/log"
+check grep -q -- "args: --wait --time-limit 7 --quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+check grep -q "scanning after iscsistart -i iqn.i -t iqn.t" "$tmp/run.log"
+: > "$tmp/log"
+LOG=$tmp/log sh "$tmp/iscsistart" -f || :
+check grep -qx "open-iscsi iscsistart -f" "$tmp/log"
+check test "$(grep -c args: "$tmp/log")" = 0
+echo sync > "$tmp/scanmode"
+: > "$tmp/log"
+LOG=$tmp/log sh "$tmp/iscsistart" -i iqn.i -t iqn.t -g 1 -a 10.0.2.2 || :
+check grep -qx "open-iscsi iscsistart -i iqn.i -t iqn.t -g 1 -a 10.0.2.2" "$tmp/log"
+check test "$(grep -c args: "$tmp/log")" = 0
+echo manual > "$tmp/scanmode"
+# Root on iSCSI, dracut (iscsiadm and iscsid): with a manual scan, the
+# initramfs's iscsid.conf ends with node.session.scan = manual, which the
+# discovery's records take; not otherwise
+for mode in manual sync; do
+	mkdir -p "$tmp/etc-iscsi"
+	echo "node.session.scan = auto" > "$tmp/etc-iscsi/iscsid.conf"
+	echo "$mode" > "$tmp/scanmode"
+	cat > "$tmp/cmdline-hook" <<EOS
+getarg() { return 1; }
+. "$tmp/script"
+EOS
+	fake_paths "$src/dracut/95scsi-scan/scsi-scan-cmdline.sh" |
+		sed "s|/etc/iscsi|$tmp/etc-iscsi|g" > "$tmp/script"
+	sh "$tmp/cmdline-hook"
+	if [ $mode = manual ]; then
+		check test "$(tail -n 1 "$tmp/etc-iscsi/iscsid.conf")" = "node.session.scan = manual"
+	else
+		check test "$(tail -n 1 "$tmp/etc-iscsi/iscsid.conf")" = "node.session.scan = auto"
+	fi
+done
+echo manual > "$tmp/scanmode"
 [ $fail = 0 ] && echo "boot files: ok"
 exit $fail
