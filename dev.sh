@@ -25,7 +25,8 @@ packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
 	  initramfs-tools dracut-core e2fsprogs btrfs-progs util-linux systemd libsystemd-dev
 	  clang-14 clang-format-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup open-iscsi lsscsi
-	  multipath-tools)
+	  multipath-tools
+	  tgt)
 # And for ./dev.sh package (and the installed-system test, which boots it).
 pkg_packages=(debhelper dpkg-dev fakeroot lintian bash-completion mmdebstrap)
 

@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Root on iSCSI under scsi_mod.scan=manual: a real Debian initramfs
+(mkinitramfs with open-iscsi's hook and local-top script, which log in
+with iscsistart) boots a root file system that is LUN 1 of a target
+served by a user-space iSCSI target on this machine (tgtd, listening on
+127.0.0.1 only; the guest reaches it through QEMU's user network as
+10.0.2.2). The target has four LUNs: 0 (tgt's controller), 1 (the root),
+2 and 3.
+
+Boots, each with the kernel's log of what was attached before the root's
+init ran:
+- open-iscsi's files alone (no scsi-scan): iscsistart writes "- - -"
+  itself, so the root is reached and every LUN is attached;
+- ours, no policy: the session is scanned by scsi-scan as soon as
+  iscsistart has logged in; every LUN, root reached;
+- ours, root=iscsi:... (open-iscsi's own form, whose script looks for the
+  disk once, right after the login): root reached;
+- ours, the image's boot policy (derived from a machine whose root is that
+  LUN, the target given in /etc/iscsi/iscsi.initramfs): only LUN 1 before
+  the root; then scsi-scand, started in the root, attaches LUNs 0, 2 and 3
+  and a LUN 4 mapped on the target while it runs.
+The boot policy scsi-quirks derives in the guest on the real kernel (the
+root's init runs 'scsi-quirks boot-policy /') must be the one the hook
+wrote from the machine it was made for.
+
+usage: test-iscsi-root.py BUILD_DIR KERNEL_SERIES   (needs root, tgtd)
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+
+BUILD, SERIES = sys.argv[1], sys.argv[2]
+UUID = "5c5a5c5a-0000-4000-8000-0000000000bb"
+TARGET = "iqn.2026-12.org.example.scsi-scan:root"
+INITIATOR = "iqn.2026-12.org.example.scsi-scan:guest"
+MARKER = "SCSI-SCAN-ISCSI-ROOT-MOUNTED"
+
+# The root's init: what the kernel attached before it ran (its own log and
+# sysfs), the boot policy derived here, then, in the "daemon" boot,
+# scsi-scand with systemd-udevd taking over the session.
+ROOT_INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc 2>/dev/null
+mount -t sysfs sysfs /sys 2>/dev/null
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -o remount,rw /
+mkdir -p /run /tmp; mount -t tmpfs tmpfs /tmp
+echo "@@MARKER@@ $(cat /proc/cmdline)"
+echo "@@EARLY $(dmesg | sed -n 's/.*scsi \([0-9]*:[0-9]*:[0-9]*:[0-9]*\): [A-Z].*/\1/p' | sort -u | tr '\n' ' ')"
+echo "@@UPTIME $(cat /proc/uptime)"
+dmesg | grep -E 'iSCSI Initiator over TCP|Attached SCSI disk' | sed 's/^/@@K /'
+echo "@@SYSFS $(ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' ')"
+sed 's/^/@@LOG /' /run/scsi-scan.log 2>/dev/null | head -20
+scsi-quirks boot-policy / 2>&1 | sed 's/^/@@POLICY /'
+luns() { ls /sys/bus/scsi/devices | grep -E "^$1:[0-9]+:[0-9]+:[0-9]+$" | sort -t: -k4n | tr '\n' ' '; }
+count() { set -- $(luns $1); echo $#; }
+wait_count() { # HOST COUNT SECONDS
+	n=0; while [ "$(count $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+	echo $((n * 100))
+}
+if grep -q iscsitest=daemon /proc/cmdline; then
+	h=$(ls /sys/class/iscsi_host | sed 's/host//' | head -1)
+	mkdir -p /run/udev /etc/udev /lib/systemd
+	ln -sf /bin/udevadm /lib/systemd/systemd-udevd
+	/lib/systemd/systemd-udevd --daemon
+	udevadm settle -t 10
+	scsi-scand --foreground -v > /tmp/scand.log 2>&1 &
+	echo "@@T rest ms=$(wait_count $h 4 120) luns=[$(luns $h)]"
+	echo "@@MAP-LUN-4"
+	sg=$(ls /sys/bus/scsi/devices/$h:0:0:1/scsi_generic)
+	n=0
+	while [ "$(count $h)" -lt 5 ] && [ $n -lt 600 ]; do
+		sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
+	done
+	echo "@@T added ms=$((n * 100)) luns=[$(luns $h)]"
+	sed 's/^/@@D /' /tmp/scand.log | grep -v "^@@D $" | tail -15
+fi
+echo "@@DONE"
+sync
+poweroff -f
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Target:
+    """tgtd on 127.0.0.1:PORT with its own control port, serving one target
+    of image files; stopped by close()."""
+
+    def __init__(self, tmp, luns):
+        self.port = free_port()
+        # tgtadm takes control ports up to 32767; one per test run
+        self.ctl = str(self.port % 30000 + 100)
+        self.proc = subprocess.Popen(["tgtd", "-f", "-C", self.ctl, "--iscsi",
+                                      f"portal=127.0.0.1:{self.port}"],
+                                     stdout=open(os.path.join(tmp, "tgtd.log"), "w"),
+                                     stderr=subprocess.STDOUT)
+        for _ in range(100):
+            if self.adm("--op", "show", "--mode", "system", check=False).returncode == 0:
+                break
+            time.sleep(0.1)
+        self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", TARGET)
+        for lun, path in luns:
+            self.map(lun, path)
+        self.adm("--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL")
+
+    def adm(self, *args, check=True):
+        return subprocess.run(["tgtadm", "-C", self.ctl, "--lld", "iscsi", *args],
+                              capture_output=True, text=True, check=check)
+
+    def map(self, lun, path):
+        self.adm("--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", str(lun),
+                 "-b", path)
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def make_root(path, tmp, staging):
+    """An ext4 image holding busybox, the installed project with its
+    libraries, systemd-udevd and sg_turs, and ROOT_INIT as /init."""
+    cpio = os.path.join(tmp, "root.cpio")
+    vmlib.build_initramfs(cpio, staging, [], ROOT_INIT.replace("@@MARKER@@", MARKER),
+                          programs=["/bin/udevadm"])
+    tree = os.path.join(tmp, "rootfs")
+    os.makedirs(tree)
+    with open(cpio, "rb") as f:
+        subprocess.run(["cpio", "-id", "--quiet"], cwd=tree, stdin=f, check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-U", UUID, "-d", tree, path, "96M"], check=True)
+
+
+def iscsi_sysfs(path, lun, disk, devt):
+    """The machine an image is made for: its root file system on @disk, LUN
+    @lun of the iSCSI session to TARGET (host 2), laid out as the kernel's
+    sysfs has it (the session under the host, the target under the
+    session), as scsi-quirks boot-policy reads it (SCSI_SCAN_SYSROOT)."""
+    hctl = f"2:0:0:{lun}"
+    session = "sys/devices/platform/host2/session1"
+    dev = os.path.join(path, session, "target2:0:0", hctl)
+    os.makedirs(os.path.join(dev, "block", disk))
+    for name, value in (("vendor", "IET     "), ("model", "VIRTUAL-DISK    "), ("type", "0")):
+        with open(os.path.join(dev, name), "w") as f:
+            f.write(value + "\n")
+    with open(os.path.join(dev, "block", disk, "dev"), "w") as f:
+        f.write(devt + "\n")
+    os.makedirs(os.path.join(path, "sys/bus/scsi/devices"))
+    os.symlink(os.path.join("../../..", session, "target2:0:0", hctl),
+               os.path.join(path, "sys/bus/scsi/devices", hctl))
+    for cls in ("scsi_host", "iscsi_host"):
+        os.makedirs(os.path.join(path, f"sys/class/{cls}/host2"))
+    with open(os.path.join(path, "sys/class/scsi_host/host2/proc_name"), "w") as f:
+        f.write("iscsi_tcp\n")
+    sess = os.path.join(path, session, "iscsi_session", "session1")
+    os.makedirs(os.path.join(sess, "device"))
+    for name, value in (("targetname", TARGET), ("tpgt", "1"), ("state", "LOGGED_IN"),
+                        ("target_id", "0")):
+        with open(os.path.join(sess, name), "w") as f:
+            f.write(value + "\n")
+    os.makedirs(os.path.join(path, "sys/class/iscsi_session"))
+    os.symlink(os.path.join("../../devices/platform/host2/session1/iscsi_session/session1"),
+               os.path.join(path, "sys/class/iscsi_session/session1"))
+    os.makedirs(os.path.join(sess, "device", "target2:0:0"))
+    os.makedirs(os.path.join(path, "sys/class/block"))
+    os.symlink(os.path.join("../../..", session, "target2:0:0", hctl, "block", disk),
+               os.path.join(path, "sys/class/block", disk))
+    os.makedirs(os.path.join(path, "proc/self"))
+    with open(os.path.join(path, "proc/self/mountinfo"), "w") as f:
+        f.write(f"22 1 {devt} / / rw,relatime - ext4 /dev/{disk} rw\n")
+    return path
+
+
+def make_initramfs(out, release, moddir, staging, ours, tmp, name, sysroot=None,
+                   iscsi_initramfs=None, env=""):
+    """mkinitramfs with open-iscsi's hook and scripts (this machine's
+    package) and, if @ours, the project's; @iscsi_initramfs: the text of
+    /etc/iscsi/iscsi.initramfs the hook copies into the image."""
+    conf = os.path.join(tmp, name)
+    for d in ("hooks", "scripts", "conf.d"):
+        os.makedirs(os.path.join(conf, d))
+    with open(os.path.join(conf, "initramfs.conf"), "w") as f:
+        f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=gzip\nDEVICE=\nNFSROOT=auto\n"
+                "RUNSIZE=10%\nFSTYPE=ext4\n")
+    with open(os.path.join(conf, "modules"), "w") as f:
+        f.write("virtio_pci\nvirtio_net\nsd_mod\nsg\next4\n")
+    if ours:
+        it = os.path.join(staging, "usr", "share", "initramfs-tools")
+        shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
+        shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
+                        dirs_exist_ok=True)
+    fake = os.path.join(tmp, "lib-modules")
+    os.makedirs(fake, exist_ok=True)
+    if not os.path.exists(os.path.join(fake, release)):
+        os.symlink(moddir, os.path.join(fake, release))
+    boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
+    binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
+    # open-iscsi's hook copies the machine's /etc/iscsi/initiatorname.iscsi
+    # and, if there, iscsi.initramfs: the guest's, here.
+    etc = os.path.join(tmp, f"etc-iscsi-{name}")
+    os.makedirs(etc)
+    with open(os.path.join(etc, "initiatorname.iscsi"), "w") as f:
+        f.write(f"InitiatorName={INITIATOR}\n")
+    if iscsi_initramfs:
+        with open(os.path.join(etc, "iscsi.initramfs"), "w") as f:
+            f.write(iscsi_initramfs)
+    binds.append((etc, "/etc/iscsi"))
+    sysroot = sysroot or os.path.join(tmp, "sys-none")
+    os.makedirs(os.path.join(sysroot, "sys/bus/scsi/devices"), exist_ok=True)
+    p = vmlib.run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
+                          f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
+    if p.returncode != 0:
+        raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
+
+
+def boot(vmlinuz, initrd, append, target, timeout=600):
+    """Boots with a virtio-net NIC on QEMU's user network; maps LUN 4 on
+    @target when the guest asks (@@MAP-LUN-4). Returns the console output,
+    or what came before the timeout."""
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot",
+           "-kernel", vmlinuz, "-initrd", initrd, "-append",
+           f"console=ttyS0 panic=1 {append}", "-netdev", "user,id=n0",
+           "-device", "virtio-net-pci,netdev=n0"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace")
+    lines = []
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    try:
+        for line in p.stdout:
+            lines.append(line)
+            if line.startswith("@@MAP-LUN-4"):
+                target.map(4, target.extra)
+        p.wait()
+    finally:
+        timer.cancel()
+    return "".join(lines)
+
+
+def hctls(text):
+    return sorted(text.split(), key=lambda s: [int(x) for x in s.split(":")])
+
+
+def main():
+    if os.geteuid() != 0:
+        print("test-iscsi-root needs root (unshare and mount for mkinitramfs)")
+        return 77
+    for prog, pkg in (("tgtd", "tgt"), ("iscsistart", "open-iscsi")):
+        if not shutil.which(prog):
+            print(f"test-iscsi-root needs {prog} (Debian package {pkg})")
+            return 77
+    start = time.monotonic()
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    subprocess.run(["depmod", "-b", os.path.dirname(os.path.dirname(os.path.dirname(moddir))),
+                    release], check=True)
+    checks = vmlib.Checks(SERIES, "iscsi-root")
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_project(BUILD, staging)
+        root = os.path.join(tmp, "root.img")
+        make_root(root, tmp, staging)
+        luns = [(1, root)]
+        for n in (2, 3):
+            img = os.path.join(tmp, f"lun{n}.img")
+            subprocess.run(["truncate", "-s", "8M", img], check=True)
+            luns.append((n, img))
+        target = Target(tmp, luns)
+        target.extra = os.path.join(tmp, "lun4.img")
+        subprocess.run(["truncate", "-s", "8M", target.extra], check=True)
+        try:
+            return run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start)
+        finally:
+            target.close()
+
+
+def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
+    t0 = time.monotonic()
+    plain = os.path.join(tmp, "initrd-open-iscsi.img")
+    ours = os.path.join(tmp, "initrd-ours.img")
+    policied = os.path.join(tmp, "initrd-policy.img")
+    make_initramfs(plain, release, moddir, staging, False, tmp, "conf-plain")
+    make_initramfs(ours, release, moddir, staging, True, tmp, "conf-ours")
+    # made on a machine whose root is LUN 1 of the session to TARGET, the
+    # target named in open-iscsi's iscsi.initramfs
+    sysroot = iscsi_sysfs(os.path.join(tmp, "sys-iscsi"), 1, "sda", "8:0")
+    make_initramfs(policied, release, moddir, staging, True, tmp, "conf-policy", sysroot,
+                   iscsi_initramfs=(f"ISCSI_INITIATOR={INITIATOR}\nISCSI_TARGET_NAME={TARGET}\n"
+                                    f"ISCSI_TARGET_IP=10.0.2.2\n"
+                                    f"ISCSI_TARGET_PORT={target.port}\n"),
+                   env="SCSI_SCAN_BOOT_POLICY=yes")
+    p = subprocess.run(["sh", "-c", f"unmkinitramfs {policied} {tmp}/y && "
+                        f"cat {tmp}/y/etc/scsi-scan/boot-policy.conf "
+                        f"{tmp}/y/main/etc/scsi-scan/boot-policy.conf 2>/dev/null; "
+                        f"ls -l {tmp}/y/usr/sbin/iscsistart {tmp}/y/main/usr/sbin/iscsistart "
+                        f"{tmp}/y/usr/lib/scsi-scan/iscsistart.open-iscsi "
+                        f"{tmp}/y/main/usr/lib/scsi-scan/iscsistart.open-iscsi 2>/dev/null"],
+                       capture_output=True, text=True)
+    policy = p.stdout
+    vmlib.log(f"three initramfs images built in {time.monotonic() - t0:.0f} s; the policy "
+              f"image carries:\n{policy}")
+    params = (f"iscsi_initiator={INITIATOR} iscsi_target_name={TARGET} "
+              f"iscsi_target_ip=10.0.2.2 iscsi_target_port={target.port}")
+    base = "ip=dhcp scsi_mod.scan=manual rootdelay=1 init=/init"
+    cases = [
+        ("open-iscsi alone", plain, f"root=UUID={UUID} {base} {params}"),
+        ("ours, no policy", ours, f"root=UUID={UUID} {base} {params}"),
+        ("ours, root=iscsi:", ours,
+         f"root=iscsi:10.0.2.2::{target.port}:1:{TARGET} {base} "
+         f"iscsi_initiator={INITIATOR}"),
+        ("ours, boot policy", policied, f"root=UUID={UUID} {base} iscsitest=daemon"),
+    ]
+    outs = {}
+    only = os.environ.get("BOOT_CASES")
+    for name, initrd, append in cases:
+        if only and not re.search(only, name):
+            continue
+        t1 = time.monotonic()
+        out = boot(vmlinuz, initrd, append, target)
+        outs[name] = out
+        # SCSI_SCAN_KEEP_CONSOLE=DIR: each boot's whole console there
+        keep = os.environ.get("SCSI_SCAN_KEEP_CONSOLE")
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            with open(os.path.join(keep, re.sub(r"\W+", "-", name) + ".log"), "w") as f:
+                f.write(out)
+        early = re.search(r"^@@EARLY (.*)$", out, re.M)
+        found = MARKER in out
+        vmlib.log(f"{name}: {'root reached' if found else 'no root'} in "
+                  f"{time.monotonic() - t1:.0f} s; attached before the root: "
+                  f"{early.group(1) if early else '-'}")
+        if not found:
+            print("\n".join(out.splitlines()[-60:]))
+    every = ["0:0:0:0", "0:0:0:1", "0:0:0:2", "0:0:0:3"]
+
+    def early(name):
+        m = re.search(r"^@@EARLY (.*)$", outs.get(name, ""), re.M)
+        return hctls(m.group(1)) if m else None
+
+    def sysfs(name):
+        m = re.search(r"^@@SYSFS (.*)$", outs.get(name, ""), re.M)
+        return hctls(m.group(1)) if m else None
+
+    for name, want, what in (
+            ("open-iscsi alone", every, "iscsistart's own '- - -' attaches every LUN"),
+            ("ours, no policy", every, "scsi-scan after iscsistart's login, no policy"),
+            ("ours, root=iscsi:", every, "open-iscsi's script finds root=iscsi:'s LUN"),
+            ("ours, boot policy", ["0:0:0:1"], "only the root's LUN before the root")):
+        if only and not re.search(only, name):
+            continue
+        got, seen = early(name), sysfs(name)
+        checks.check(name, MARKER in outs.get(name, "") and got == want and seen == want,
+                     f"{what}: root {'reached' if MARKER in outs.get(name, '') else 'NOT reached'}"
+                     f"; the kernel's log before the root: {got}; sysfs: {seen}")
+    if not only or re.search(only, "ours, boot policy"):
+        out = outs.get("ours, boot policy", "")
+        derived = "\n".join(re.findall(r"^@@POLICY (.*)$", out, re.M))
+        want_policy = f'iscsi_target = "{TARGET}"'
+        checks.check("policy derived", want_policy in policy and 'luns = { "1" }' in policy and
+                     want_policy in derived and 'luns = { "1" }' in derived,
+                     f"the hook's policy (from the image) and scsi-quirks boot-policy on the "
+                     f"booted root both name {TARGET} LUN 1:\n{derived}")
+        rest = re.search(r"^@@T rest ms=(\d+) luns=\[(.*)\]$", out, re.M)
+        added = re.search(r"^@@T added ms=(\d+) luns=\[(.*)\]$", out, re.M)
+        checks.check("daemon takes over",
+                     bool(rest) and hctls(rest.group(2)) == every and bool(added) and
+                     hctls(added.group(2)) == every + ["0:0:0:4"],
+                     f"scsi-scand in the root: the rest of the target "
+                     f"{rest.group(2) if rest else '-'} after {rest.group(1) if rest else '-'} ms; "
+                     f"LUN 4 mapped on the target: {added.group(2) if added else '-'} after "
+                     f"{added.group(1) if added else '-'} ms" +
+                     ("" if added else "\n" + "\n".join(re.findall(r"^@@D .*$", out, re.M))))
+    return checks.finish(outs.get("ours, boot policy", ""))
+
+
+if __name__ == "__main__":
+    vmlib.main_guard(main)
