@@ -22,7 +22,9 @@ init ran:
   and a LUN 4 mapped on the target while it runs.
 The boot policy scsi-quirks derives in the guest on the real kernel (the
 root's init runs 'scsi-quirks boot-policy /') must be the one the hook
-wrote from the machine it was made for.
+wrote from the machine it was made for. In the same root, once the daemon
+has attached a virtio-scsi disk (target 2, LUN 3): ext2 on an LVM logical
+volume on it, and the policy for a root there names that LUN alone.
 
 usage: test-iscsi-root.py BUILD_DIR KERNEL_SERIES   (needs root, tgtd)
 """
@@ -85,6 +87,23 @@ if grep -q iscsitest=daemon /proc/cmdline; then
 		sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
 	done
 	echo "@@T added ms=$((n * 100)) luns=[$(luns $h)]"
+	# The boot policy of a root through LVM on a virtio-scsi disk (target
+	# 2, LUN 3), which the daemon attaches once its host appears: what the
+	# hook would write for a machine whose root that is.
+	for m in $(cat /lib/test-modules/order); do insmod /lib/test-modules/$m.ko 2>/dev/null; done
+	v=$(for x in /sys/class/scsi_host/host*; do
+		[ "$(cat $x/proc_name)" = virtio_scsi ] && echo ${x##*/host}; done | head -1)
+	echo "@@T virtio ms=$(wait_count ${v:-none} 1 120) luns=[$(luns ${v:-none})]"
+	disk=$(ls /sys/bus/scsi/devices/$v:0:2:3/block 2>/dev/null)
+	lvmc='activation { udev_sync = 0 udev_rules = 0 } devices { obtain_device_list_from_udev = 0 }'
+	mkdir -p /run/lvm /etc/lvm /mnt/lv
+	{ lvm pvcreate -y --config "$lvmc" /dev/$disk && lvm vgcreate --config "$lvmc" vg0 /dev/$disk &&
+	  lvm lvcreate -y -Zn --config "$lvmc" -L 8M -n root vg0 &&
+	  mke2fs /dev/vg0/root && mount -t ext2 /dev/vg0/root /mnt/lv; } > /tmp/lvm.log 2>&1
+	echo "@@T lvm rc=$? slaves=$(ls /sys/block/dm-0/slaves 2>/dev/null | tr '\n' ' ')"
+	sed 's/^/@@LVMLOG /' /tmp/lvm.log | tail -5
+	scsi-quirks boot-policy /mnt/lv 2>&1 | sed 's/^/@@LVMPOLICY /'
+	umount /mnt/lv
 	sed 's/^/@@D /' /tmp/scand.log | grep -v "^@@D $" | tail -15
 fi
 echo "@@DONE"
@@ -136,12 +155,13 @@ class Target:
             self.proc.kill()
 
 
-def make_root(path, tmp, staging):
+def make_root(path, tmp, staging, modules=()):
     """An ext4 image holding busybox, the installed project with its
-    libraries, systemd-udevd and sg_turs, and ROOT_INIT as /init."""
+    libraries, systemd-udevd, sg_turs, LVM, @modules (loaded by
+    the daemon boot) and ROOT_INIT as /init."""
     cpio = os.path.join(tmp, "root.cpio")
-    vmlib.build_initramfs(cpio, staging, [], ROOT_INIT.replace("@@MARKER@@", MARKER),
-                          programs=["/bin/udevadm"])
+    vmlib.build_initramfs(cpio, staging, modules, ROOT_INIT.replace("@@MARKER@@", MARKER),
+                          programs=["/bin/udevadm", "/sbin/lvm"])
     tree = os.path.join(tmp, "rootfs")
     os.makedirs(tree)
     with open(cpio, "rb") as f:
@@ -231,14 +251,14 @@ def make_initramfs(out, release, moddir, staging, ours, tmp, name, sysroot=None,
         raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
 
 
-def boot(vmlinuz, initrd, append, target, timeout=600):
+def boot(vmlinuz, initrd, append, target, timeout=600, qemu_args=()):
     """Boots with a virtio-net NIC on QEMU's user network; maps LUN 4 on
     @target when the guest asks (@@MAP-LUN-4). Returns the console output,
     or what came before the timeout."""
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot",
            "-kernel", vmlinuz, "-initrd", initrd, "-append",
            f"console=ttyS0 panic=1 {append}", "-netdev", "user,id=n0",
-           "-device", "virtio-net-pci,netdev=n0"]
+           "-device", "virtio-net-pci,netdev=n0", *qemu_args]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          errors="replace")
     lines = []
@@ -276,7 +296,7 @@ def main():
         staging = os.path.join(tmp, "staging")
         vmlib.install_project(BUILD, staging)
         root = os.path.join(tmp, "root.img")
-        make_root(root, tmp, staging)
+        make_root(root, tmp, staging, vmlib.module_order(moddir, ["dm_mod", "virtio_scsi"]))
         luns = [(1, root)]
         for n in (2, 3):
             img = os.path.join(tmp, f"lun{n}.img")
@@ -327,13 +347,19 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
          f"iscsi_initiator={INITIATOR}"),
         ("ours, boot policy", policied, f"root=UUID={UUID} {base} iscsitest=daemon"),
     ]
+    lvdisk = os.path.join(tmp, "lvm.img")
+    subprocess.run(["truncate", "-s", "32M", lvdisk], check=True)
+    virtio = ["-device", "virtio-scsi-pci,id=vs0", "-drive",
+              f"if=none,id=lv,file={lvdisk},format=raw", "-device",
+              "scsi-hd,drive=lv,bus=vs0.0,scsi-id=2,lun=3"]
     outs = {}
     only = os.environ.get("BOOT_CASES")
     for name, initrd, append in cases:
         if only and not re.search(only, name):
             continue
         t1 = time.monotonic()
-        out = boot(vmlinuz, initrd, append, target)
+        out = boot(vmlinuz, initrd, append, target,
+                   qemu_args=virtio if "iscsitest=daemon" in append else ())
         outs[name] = out
         # SCSI_SCAN_KEEP_CONSOLE=DIR: each boot's whole console there
         keep = os.environ.get("SCSI_SCAN_KEEP_CONSOLE")
@@ -387,6 +413,17 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
                      f"LUN 4 mapped on the target: {added.group(2) if added else '-'} after "
                      f"{added.group(1) if added else '-'} ms" +
                      ("" if added else "\n" + "\n".join(re.findall(r"^@@D .*$", out, re.M))))
+        lv = re.search(r"^@@T lvm rc=(\d+) slaves=(.*)$", out, re.M)
+        lvpolicy = "\n".join(re.findall(r"^@@LVMPOLICY (.*)$", out, re.M))
+        checks.check("policy through LVM",
+                     bool(lv) and lv.group(1) == "0" and lv.group(2).strip().startswith("sd") and
+                     re.search(r'driver = "virtio_scsi"\s+channel = 0\s+id = 2\s+'
+                               r'luns = \{ "3" \}', lvpolicy) is not None and
+                     lvpolicy.count("lunmask ") == 2,
+                     f"ext2 on an LVM logical volume (slaves {lv.group(2) if lv else '-'}) on "
+                     f"virtio-scsi target 2 LUN 3: scsi-quirks boot-policy:\n{lvpolicy}" +
+                     ("" if lv and lv.group(1) == "0" else "\n" + "\n".join(
+                         re.findall(r"^@@LVMLOG .*$", out, re.M))))
     return checks.finish(outs.get("ours, boot policy", ""))
 
 
