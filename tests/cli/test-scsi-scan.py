@@ -922,6 +922,24 @@ class Remove(ScanTest):
         self.assertEqual(tgt["report_luns"], [0, 1, 2, 3])
         self.assertEqual(len(t.devices()), 4)
 
+    def test_report_luns_past_the_old_limit(self):
+        """A target that reports 16,390 LUNs: Linux 6.x has no
+        max_report_luns (it was 16,383 by default) and takes a REPORT LUNS
+        list of any length, growing its buffer to what the header
+        announces. So does scsi-scan: every LUN attached, the list whole,
+        the command re-issued with the announced length."""
+        n = 16390
+        t = self.tree("host 0 max_id 1 max_lun 49410\n" +
+                      "".join(f"lu 0:0:0:{lun} version 6\n" for lun in range(n)))
+        r = t.json(rc=0, timeout=600)
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertTrue(tgt["report_luns_complete"])
+        self.assertEqual(len(tgt["report_luns"]), n)
+        self.assertEqual(len(t.devices()), n)
+        self.assertIn("0:0:0:16389", t.devices())
+        lens = [int(c.rsplit(" ", 1)[1]) for c in t.commands() if c.startswith("REPORT LUNS")]
+        self.assertEqual(lens[-1], 8 + 8 * n, lens)
+
     def test_empty_report_luns_in_json(self):
         """An empty list is a list: --json keeps report_luns = []."""
         t = self.tree("host 0 max_id 1 max_lun 49410\n"

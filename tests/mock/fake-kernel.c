@@ -110,10 +110,10 @@ struct report {
 	size_t n;
 };
 
-static struct host hosts[16];
-static size_t nhosts;
-static struct lu lus[1024];
-static size_t nlus;
+static struct host *hosts;
+static size_t nhosts, hosts_max;
+static struct lu *lus;
+static size_t nlus, lus_max;
 static struct report reports[64];
 static size_t nreports;
 static const char *root;
@@ -210,7 +210,16 @@ static void load(void)
 		if (!tok || tok[0] == '#')
 			continue;
 		if (strcmp(tok, "host") == 0) {
-			struct host *h = &hosts[nhosts++];
+			struct host *h;
+
+			if (nhosts == hosts_max) {
+				hosts_max = hosts_max ? 2 * hosts_max : 16;
+				hosts = realloc(hosts, hosts_max * sizeof(*hosts));
+				if (!hosts)
+					die("out of memory");
+			}
+			h = &hosts[nhosts++];
+			memset(h, 0, sizeof(*h));
 
 			h->h = atoi(strtok(NULL, " \t\n"));
 			h->max_channel = 0;
@@ -239,8 +248,15 @@ static void load(void)
 					die("host: unknown key %s", k);
 			}
 		} else if (strcmp(tok, "lu") == 0) {
-			struct lu *u = &lus[nlus++];
+			struct lu *u;
 
+			if (nlus == lus_max) {
+				lus_max = lus_max ? 2 * lus_max : 1024;
+				lus = realloc(lus, lus_max * sizeof(*lus));
+				if (!lus)
+					die("out of memory");
+			}
+			u = &lus[nlus++];
 			memset(u, 0, sizeof(*u));
 			if (sscanf(strtok(NULL, " \t\n"), "%u:%u:%u:%" SCNu64, &u->h, &u->c, &u->t,
 				   &u->l) != 4)
@@ -399,15 +415,21 @@ static void inquiry_bytes(const struct lu *u, uint64_t l, uint8_t *b)
 	memcpy(b + 32, u->rev, strlen(u->rev));
 }
 
+/* No sg node below it is free (the lowest free one is what the kernel's
+ * idr gives): a target of thousands of LUNs is not a quadratic search. */
+static int sg_free_from;
+
 static int next_sg(void)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	for (int n = 0;; n++) {
+	for (int n = sg_free_from;; n++) {
 		snprintf(path, sizeof(path), "%s/dev/sg%d", root, n);
-		if (stat(path, &st) < 0)
+		if (stat(path, &st) < 0) {
+			sg_free_from = n + 1;
 			return n;
+		}
 	}
 }
 
@@ -671,6 +693,8 @@ static int fake_delete(const char *path, size_t n)
 		if (name[0]) {
 			snprintf(node, sizeof(node), "%s/dev/%s", root, name);
 			unlink(node);
+			if (strncmp(name, "sg", 2) == 0 && atoi(name + 2) < sg_free_from)
+				sg_free_from = atoi(name + 2);
 		}
 	}
 	note("delete %s", strrchr(dir, '/') + 1);
@@ -900,7 +924,11 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	uint64_t l;
 	const struct lu *u;
 	uint8_t *cdb = hdr->cmdp;
-	uint8_t out[8 + 8 * 1024];
+	/* Room for every LUN of the script in one REPORT LUNS answer (kept
+	 * from call to call: the script does not shrink). */
+	static uint8_t *out;
+	static size_t out_size;
+	size_t need = 8 + 8 * (nlus + 1024) + 4096;
 	size_t len = 0;
 	bool has_bogus = false;
 	int bogus_resid = 0, r0;
@@ -910,7 +938,17 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	hdr->status = hdr->masked_status = hdr->host_status = hdr->driver_status = 0;
 	hdr->sb_len_wr = 0;
 	hdr->resid = 0;
-	memset(out, 0, sizeof(out));
+	if (need > out_size) {
+		free(out);
+		out = malloc(need);
+		if (!out)
+			die("out of memory");
+		out_size = need;
+		memset(out, 0, out_size);
+	}
+	/* What an answer other than REPORT LUNS fills: INQUIRY and its VPD
+	 * pages. */
+	memset(out, 0, out_size < 4096 ? out_size : 4096);
 	for (size_t i = 0; i < nreports; i++)
 		if (reports[i].gone && reports[i].h == h && reports[i].c == c &&
 		    reports[i].t == t) {
@@ -923,7 +961,7 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 	if (cdb[0] == 0x12 && !(cdb[1] & 1) && replay("inquiry", h, c, t, l, out, 96, &len) > 0) {
 		note("INQUIRY %u:%u:%u:%" PRIu64 " len %u (captured)", h, c, t, l, cdb[4]);
 	} else if (cdb[0] == 0xa0 &&
-		   (r0 = replay("report_luns", h, c, t, l, out, sizeof(out), &len)) >= 0) {
+		   (r0 = replay("report_luns", h, c, t, l, out, out_size, &len)) >= 0) {
 		note("REPORT LUNS %u:%u:%u len %u (captured)", h, c, t,
 		     (unsigned int)(cdb[6] << 24 | cdb[7] << 16 | cdb[8] << 8 | cdb[9]));
 		if (r0 == 0) {
@@ -950,7 +988,7 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 				set_sense(hdr, 0x05, 0x24, 0x00);
 				return 0;
 			}
-			len = fread(out, 1, sizeof(out), f);
+			len = fread(out, 1, out_size, f);
 			fclose(f);
 			goto answered;
 		}
