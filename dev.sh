@@ -132,6 +132,12 @@ bench() {
 	echo "   database; 1024 LUNs)"
 	"$top/bench/callgrind-scan.sh" "$build" "$top/quirks.d"
 	echo
+	echo "== How that grows: one target of 256 to 16,384 LUNs, 1 to 64 hosts of 256 LUNs"
+	"$top/bench/callgrind-growth.sh" "$build" "$top/quirks.d" --svg "$build/bench/growth.svg"
+	echo
+	echo "== The daemon's memory with 16,384 LUNs attached (fake kernel)"
+	"$top/bench/daemon-rss.sh" "$build" "$top/quirks.d" 16384
+	echo
 	echo "== On the real kernel (QEMU TCG, 2 vCPUs), ratios against the kernel's own scan"
 	# scsi-scan linked statically as well, for the small scans' rows
 	local static=$build-static
@@ -146,6 +152,9 @@ bench() {
 	echo
 	echo "== LUN masking at boot: the root LUN of 2,048 (policy) against the kernel's scan of all"
 	python3 "$top/bench/vm-bench-lunmask.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
+	echo
+	echo "== Root on iSCSI, a target of 256 LUNs: the boot policy against the kernel's scan (scan=sync)"
+	python3 "$top/bench/vm-bench-iscsi-root.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo
 	echo "== A volume on two paths with multipathd: attach and detach against os-brick's steps"
 	python3 "$top/bench/vm-bench-volume.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"

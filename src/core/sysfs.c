@@ -82,15 +82,23 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 	struct scsi_addr *addrs = NULL;
 	size_t count = 0, alloc = 0;
 	struct dirent *de;
+	size_t plen = 0;
+	char prefix[16];
 	DIR *d;
 	int r;
 
+	/* Every host's devices are in one directory: a host's scan must not
+	 * pay a full parse for each LUN of every other host. */
+	if (host != SCAN_WILDCARD)
+		plen = (size_t)snprintf(prefix, sizeof(prefix), "%d:", host);
 	r = sysfs_open_dir(ctx, "/sys/bus/scsi/devices", &d);
 	if (r < 0)
 		return r;
 	while (d && (de = readdir(d))) {
 		struct scsi_addr a;
 
+		if (plen && strncmp(de->d_name, prefix, plen) != 0)
+			continue;
 		if (scsi_name_hctl(de->d_name, &a) < 0)
 			continue;
 		if (host != SCAN_WILDCARD && a.host != (unsigned int)host)
