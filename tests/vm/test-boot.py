@@ -89,7 +89,7 @@ def make_root(path, tmp):
 
 
 def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=None,
-                   env=""):
+                   env="", drivers="virtio_pci\nvirtio_scsi\n"):
     """mkinitramfs with a configuration of our own (MODULES=list); the hook
     reads the machine's devices under @sysroot; @env: more of the hook's
     environment."""
@@ -101,7 +101,7 @@ def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=
         f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=gzip\nDEVICE=\nNFSROOT=auto\n"
                 "RUNSIZE=10%\nFSTYPE=ext4\n")
     with open(os.path.join(conf, "modules"), "w") as f:
-        f.write("virtio_pci\nvirtio_scsi\nsd_mod\nsg\next4\n")
+        f.write(f"{drivers}sd_mod\nsg\next4\n")
     if with_hook:
         # as installed: meson fills in the hook's paths
         it = os.path.join(staging, "usr", "share", "initramfs-tools")
@@ -134,6 +134,22 @@ def disks(layout):
             dev += f",vendor={names[0]},product={names[1]}"
         args += ["-drive", f"if=none,id=d{i},file={img},format=raw,snapshot=on",
                  "-device", dev]
+    return args
+
+
+# The root's end device behind the mptsas controller (target 1).
+SAS_ROOT = "0x5000c500a1b20110"
+
+
+def sas_disks(layout):
+    """QEMU arguments for one mptsas1068 controller; layout: (id, lun, image);
+    each disk's wwn, which QEMU gives its end device as SAS address, is
+    0x5000c500a1b201TL."""
+    args = ["-device", "mptsas1068,id=sas0"]
+    for i, (sid, lun, img) in enumerate(layout):
+        args += ["-drive", f"if=none,id=s{i},file={img},format=raw,snapshot=on",
+                 "-device", f"scsi-hd,drive=s{i},bus=sas0.0,scsi-id={sid},lun={lun},"
+                 f"wwn=0x5000c500a1b201{sid:01x}{lun:01x}"]
     return args
 
 
@@ -186,6 +202,11 @@ def main():
         make_initramfs(policied, release, moddir, staging, True, tmp,
                        vmlib.policy_sysfs(os.path.join(tmp, "sys-policy"), "0:0:0:3", "sdb", "8:16"),
                        "conf-policy", env="SCSI_SCAN_BOOT_POLICY=yes")
+        # dracut's rd.lunmask=sas on a root behind Debian's mptsas (QEMU's
+        # mptsas1068: an end device's SAS address is its disk's wwn)
+        sas = os.path.join(tmp, "initrd-sas.img")
+        make_initramfs(sas, release, moddir, staging, True, tmp, nodev, "conf-sas",
+                       drivers="mptsas\n")
         p = subprocess.run(["sh", "-c", f"unmkinitramfs {policied} {tmp}/y && "
                             f"cat {tmp}/y/etc/scsi-scan/boot-policy.conf "
                             f"{tmp}/y/main/etc/scsi-scan/boot-policy.conf 2>/dev/null"],
@@ -212,6 +233,8 @@ def main():
             ("no hook: root never found", plain, [(0, 0, root)], False),
             ("the kernel's own flags", hooked, [(0, 0, root)] + two, True),
             ("the database's flags", flagged, [(0, 0, root)] + two, True),
+            ("mptsas, no mask: every LUN", sas, [(1, 0, root), (2, 0, other)], True),
+            ("rd.lunmask=sas: the root's only", sas, [(1, 0, root), (2, 0, other)], True),
         ]
         outs = {}
         # BOOT_CASES=REGEX: only the boots whose names match (for a developer)
@@ -222,9 +245,14 @@ def main():
             t0 = time.monotonic()
             append = (f"root=UUID={UUID} rootwait scsi_mod.scan=manual panic=1 "
                       f"rootdelay=1")
+            devices = disks(layout)
+            if initrd == sas:
+                devices = sas_disks(layout)
+            if name.startswith("rd.lunmask=sas"):
+                append += f" rd.lunmask=sas,{SAS_ROOT}"
             cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic",
                    "-no-reboot", "-kernel", vmlinuz, "-initrd", initrd, "-append",
-                   f"console=ttyS0 {append}", *disks(layout)]
+                   f"console=ttyS0 {append}", *devices]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                                    timeout=600)
@@ -254,6 +282,20 @@ def main():
           every == ["0:0:0:0", "0:0:0:3", "0:0:1:0"] and only == ["0:0:0:3"] and
           moved == ["0:0:0:0", "0:0:1:2"] and
           "the root is on none of the LUNs of the image's boot policy" in moved_out)
+    # rd.lunmask=sas: the root's end device only, the other disk's not
+    # (mptsas numbers the end devices' targets itself: one LUN attached,
+    # the root's, since the root was reached)
+    sas_out = outs.get("rd.lunmask=sas: the root's only", "")
+    got = attached(sas_out)
+    every_sas = attached(outs.get("mptsas, no mask: every LUN", ""))
+    ok_sas = len(got) == 1 and MARKER in sas_out and len(every_sas) == 2
+    if "rd.lunmask=sas: the root's only" in outs:
+        print(f"{'ok' if ok_sas else 'FAIL':4} {SERIES:5} {'rd.lunmask=sas, mkinitramfs':34} "
+              f"rd.lunmask=sas,{SAS_ROOT} on mptsas (the root's end device and one more): "
+              f"attached before the root {got} (without the mask {every_sas}), the root "
+              f"reached: {MARKER in sas_out}")
+    if not ok_sas and "rd.lunmask=sas: the root's only" in outs:
+        failed.append("rd.lunmask=sas")
     print(f"{'ok' if ok else 'FAIL':4} {SERIES:5} {'boot policy from the root':34} "
           f"attached before the root: without {every}, with {only}; root moved: {moved}")
     if not ok:
@@ -271,7 +313,7 @@ def main():
           f"{modprobe_line!r}; blacklist and sd before: {before}; after: {after}")
     if not ok:
         failed.append("dev_flags")
-    print(f"{SERIES}: boot {len(cases) + 2 - len(failed)} passed, {len(failed)} failed, "
+    print(f"{SERIES}: boot {len(cases) + 3 - len(failed)} passed, {len(failed)} failed, "
           f"in {time.monotonic() - start:.0f} s")
     return 1 if failed else 0
 
