@@ -50,7 +50,7 @@ def main():
         sysroot = vmlib.policy_sysfs(os.path.join(tmp, "sys-policy"), "0:0:2:3", "sdc", "8:32")
         script = f"""SCSI_SCAN_BOOT_POLICY=yes SCSI_SCAN_SYSROOT={sysroot} \\
 dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \\
-	--kmoddir {moddir} --add scsi-scan --omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \\
+	--kmoddir {moddir} --add scsi-scan --omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy ifcfg" \\
 	--add-drivers "virtio_pci virtio_scsi sd_mod ext4" --force --no-compress {image}
 """
         p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, staging) +

@@ -401,7 +401,7 @@ def make_dracut(tmp, root, deb):
                 f.write(value + "\n")
     script = f"""SCSI_SCAN_SYSROOT={guest} dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release} \
 	--kmoddir {kmod} --add scsi-scan \
-	--omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy" \
+	--omit "plymouth crypt lvm mdraid dm multipath nfs iscsi network network-legacy ifcfg" \
 	--add-drivers "virtio_pci virtio_scsi sd_mod sg ext4" --force {out}
 """
     t0 = time.monotonic()
