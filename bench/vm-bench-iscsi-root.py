@@ -17,7 +17,6 @@ init running (its /proc/uptime). Medians with min-max.
 usage: vm-bench-iscsi-root.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
 """
 
-import importlib.util
 import os
 import re
 import statistics
@@ -31,18 +30,6 @@ import vmlib  # noqa: E402
 
 BUILD, SERIES, ROUNDS = vmlib.bench_args(3)
 LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 256
-
-
-def load_test():
-    path = os.path.join(HERE, "..", "tests", "vm", "test-iscsi-root.py")
-    spec = importlib.util.spec_from_file_location("iscsiroot", path)
-    argv, sys.argv = sys.argv, [sys.argv[0], BUILD, SERIES]
-    try:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.argv = argv
-    return module
 
 
 def times(out):
@@ -64,7 +51,7 @@ def main():
     if os.geteuid() != 0:
         print("needs root")
         return 77
-    t = load_test()
+    t = vmlib.load_test("test-iscsi-root.py", BUILD, SERIES)
     vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
     subprocess.run(["depmod", "-b", os.path.dirname(os.path.dirname(os.path.dirname(moddir))),
                     release], check=True)

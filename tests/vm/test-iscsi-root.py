@@ -197,7 +197,7 @@ def iscsi_sysfs(path, lun, disk, devt):
         with open(os.path.join(sess, name), "w") as f:
             f.write(value + "\n")
     os.makedirs(os.path.join(path, "sys/class/iscsi_session"))
-    os.symlink(os.path.join("../../devices/platform/host2/session1/iscsi_session/session1"),
+    os.symlink("../../devices/platform/host2/session1/iscsi_session/session1",
                os.path.join(path, "sys/class/iscsi_session/session1"))
     os.makedirs(os.path.join(sess, "device", "target2:0:0"))
     os.makedirs(os.path.join(path, "sys/class/block"))

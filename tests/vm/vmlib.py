@@ -687,12 +687,12 @@ def bench_args(default_rounds):
     return args[0], args[1] if len(args) > 1 else "6.12", rounds
 
 
-def load_transports(build, series):
-    """tests/vm/test-transports.py as a module: its guest script, modules and
-    helpers, for the benchmarks that share its LIO target and logins."""
+def load_test(name, build, series):
+    """tests/vm/@name (a test script) as a module, for the benchmarks that
+    share its guest, target or images."""
     import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-transports.py")
-    spec = importlib.util.spec_from_file_location("transports", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], path)
     argv, sys.argv = sys.argv, [sys.argv[0], build, series]
     try:
         module = importlib.util.module_from_spec(spec)
@@ -700,3 +700,9 @@ def load_transports(build, series):
     finally:
         sys.argv = argv
     return module
+
+
+def load_transports(build, series):
+    """tests/vm/test-transports.py as a module: its guest script, modules and
+    helpers, for the benchmarks that share its LIO target and logins."""
+    return load_test("test-transports.py", build, series)
