@@ -153,6 +153,9 @@ bench() {
 	echo "== LUN masking at boot: the root LUN of 2,048 (policy) against the kernel's scan of all"
 	python3 "$top/bench/vm-bench-lunmask.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo
+	echo "== One target of 256, 1,024 and 4,096 LUNs: the kernel's scan against scsi-scan, same boot"
+	python3 "$top/bench/vm-bench-growth.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
+	echo
 	echo "== Root on iSCSI, a target of 256 LUNs: the boot policy against the kernel's scan (scan=sync)"
 	python3 "$top/bench/vm-bench-iscsi-root.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo

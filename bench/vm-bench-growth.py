@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""How the real kernel's scan and ours grow with a target's LUNs: for 256,
+1,024 and 4,096 LUNs, two scsi_debug hosts of that many (no_uld=1,
+delay=0) in one boot (scsi_mod.scan=manual); per round the kernel's
+"- - -" on one (monotonic write) and "scsi-scan hostN" on the other
+(monotonic run), the order alternating, every LUN deleted after each.
+Medians with min-max, the ratio of the medians and the interquartile range
+of the per-round ratios; the ratio must not grow with the count.
+
+usage: vm-bench-growth.py BUILD_DIR [KERNEL_SERIES] [--rounds N]
+"""
+
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
+import vmlib  # noqa: E402
+
+BUILD, SERIES, ROUNDS = vmlib.bench_args(3)
+SIZES = (256, 1024, 4096)
+
+SCRIPT = r"""
+all_hosts() { for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '; }
+count() { ls -d /sys/bus/scsi/devices/$1:* 2>/dev/null | wc -l; }
+for n in $SIZES; do
+	insmod /lib/test-modules/scsi_debug.ko add_host=2 delay=0 max_luns=$n no_uld=1 scsi_level=7
+	set -- $(all_hosts); a=$1; b=$2
+	i=0
+	while [ $i -lt $ROUNDS ]; do
+		for who in kernel ours; do
+			[ $((i % 2)) = 1 ] && who=$([ $who = kernel ] && echo ours || echo kernel)
+			if [ $who = kernel ]; then
+				us=$(monotonic write /sys/class/scsi_host/host$a/scan "- - -"); h=$a
+			else
+				us=$(monotonic run scsi-scan host$b); h=$b
+			fi
+			echo "@@G n=$n who=$who round=$i us=$us luns=$(count $h)"
+			for d in /sys/bus/scsi/devices/$h:*; do [ -e "$d" ] && echo 1 > $d/delete; done
+		done
+		i=$((i + 1))
+	done
+	rmmod scsi_debug
+done
+"""
+
+
+def main():
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_bench(BUILD, staging)
+        initrd = os.path.join(tmp, "initrd.cpio")
+        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, vmlib.BASE_MODULES),
+                              vmlib.INIT_HEAD + f"ROUNDS={ROUNDS}\nSIZES='"
+                              + " ".join(map(str, SIZES)) + "'\n" + SCRIPT + vmlib.INIT_TAIL)
+        vmlib.log(f"boot {release}: {SIZES} LUNs, {ROUNDS} rounds")
+        out = vmlib.boot(vmlinuz, initrd, timeout=5400, memory=3072, smp=2)
+    rows = [m.groupdict() for m in re.finditer(
+        r"^@@G n=(?P<n>\d+) who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+)",
+        out, re.M)]
+    print(f"\nLinux {release}, QEMU TCG, one scsi_debug host per side, {ROUNDS} rounds, "
+          "same boot, order alternating; ms, median (min-max)\n")
+    print("| LUNs | kernel's - - - | scsi-scan | ratio | IQR of per-round ratios | "
+          "LUNs attached (kernel, ours) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for n in SIZES:
+        side = {w: {int(r["r"]): (int(r["us"]) / 1000, int(r["luns"])) for r in rows
+                    if int(r["n"]) == n and r["who"] == w} for w in ("kernel", "ours")}
+        rounds = sorted(set(side["kernel"]) & set(side["ours"]))
+        if not rounds:
+            print(f"| {n} | no result |")
+            continue
+        k = [side["kernel"][r][0] for r in rounds]
+        o = [side["ours"][r][0] for r in rounds]
+        ratios = sorted(o[i] / k[i] for i in range(len(rounds)))
+        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        print(f"| {n} | {statistics.median(k):.0f} ({min(k):.0f}-{max(k):.0f}) | "
+              f"{statistics.median(o):.0f} ({min(o):.0f}-{max(o):.0f}) | "
+              f"{statistics.median(o) / statistics.median(k):.2f} | {q[0]:.2f}-{q[2]:.2f} | "
+              f"{sorted({side['kernel'][r][1] for r in rounds})}, "
+              f"{sorted({side['ours'][r][1] for r in rounds})} |")
+    return 0
+
+
+if __name__ == "__main__":
+    vmlib.main_guard(main)
