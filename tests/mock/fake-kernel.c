@@ -179,7 +179,6 @@ static void unscore(char *s)
 	*out = '\0';
 }
 
-/* Runs before main, so no thread can see a half-read script. */
 /* The fake kernel's own tables, mapped apart and listed in
  * ROOT/.fake-kernel-tables ("ADDRESS SIZE" in hex): a measure of a
  * program's memory (bench/daemon-rss.sh) takes them out of its RSS. */
@@ -200,6 +199,7 @@ static void *table_alloc(size_t size)
 	return p;
 }
 
+/* Runs before main, so no thread can see a half-read script. */
 static void load(void) __attribute__((constructor));
 
 static void load(void)
