@@ -156,6 +156,9 @@ bench() {
 	echo "== One target of 256, 1,024 and 4,096 LUNs: the kernel's scan against scsi-scan, same boot"
 	python3 "$top/bench/vm-bench-growth.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo
+	echo "== The daemon's memory through 10,000 events (real kernel)"
+	python3 "$top/bench/vm-bench-events.py" "$build" "${BENCH_KERNEL:-6.12}"
+	echo
 	echo "== Root on iSCSI, a target of 256 LUNs: the boot policy against the kernel's scan (scan=sync)"
 	python3 "$top/bench/vm-bench-iscsi-root.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo
