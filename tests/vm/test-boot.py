@@ -90,38 +90,10 @@ def make_root(path, tmp):
 
 def make_initramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name=None,
                    env="", drivers="virtio_pci\nvirtio_scsi\n"):
-    """mkinitramfs with a configuration of our own (MODULES=list); the hook
-    reads the machine's devices under @sysroot; @env: more of the hook's
-    environment."""
-    conf = os.path.join(tmp, name or ("conf-hook" if with_hook else "conf-plain"))
-    os.makedirs(os.path.join(conf, "hooks"))
-    os.makedirs(os.path.join(conf, "scripts"))
-    os.makedirs(os.path.join(conf, "conf.d"))
-    with open(os.path.join(conf, "initramfs.conf"), "w") as f:
-        f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=gzip\nDEVICE=\nNFSROOT=auto\n"
-                "RUNSIZE=10%\nFSTYPE=ext4\n")
-    with open(os.path.join(conf, "modules"), "w") as f:
-        f.write(f"{drivers}sd_mod\nsg\next4\n")
-    if with_hook:
-        # as installed: meson fills in the hook's paths
-        it = os.path.join(staging, "usr", "share", "initramfs-tools")
-        shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
-        shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
-                        dirs_exist_ok=True)
-    # the kernel's modules at /lib/modules/VERSION, in a private namespace
-    fake = os.path.join(tmp, "lib-modules")
-    os.makedirs(fake, exist_ok=True)
-    if not os.path.exists(os.path.join(fake, release)):
-        os.symlink(moddir, os.path.join(fake, release))
-    # and its /boot (mkinitramfs reads the kernel's config there)
-    boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
-    # Only the tree under test's hook and scripts, never a copy of the
-    # project installed on this machine (/usr/share/initramfs-tools).
-    binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
-    p = vmlib.run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
-                          f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
-    if p.returncode != 0:
-        raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
+    """vmlib.mkinitramfs() with the virtio-scsi drivers unless told others."""
+    vmlib.mkinitramfs(out, release, moddir, staging, with_hook, tmp, sysroot,
+                      name or ("conf-hook" if with_hook else "conf-plain"), env=env,
+                      drivers=drivers)
 
 
 def disks(layout):

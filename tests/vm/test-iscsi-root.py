@@ -211,30 +211,11 @@ def iscsi_sysfs(path, lun, disk, devt):
 
 def make_initramfs(out, release, moddir, staging, ours, tmp, name, sysroot=None,
                    iscsi_initramfs=None, env=""):
-    """mkinitramfs with open-iscsi's hook and scripts (this machine's
-    package) and, if @ours, the project's; @iscsi_initramfs: the text of
-    /etc/iscsi/iscsi.initramfs the hook copies into the image."""
-    conf = os.path.join(tmp, name)
-    for d in ("hooks", "scripts", "conf.d"):
-        os.makedirs(os.path.join(conf, d))
-    with open(os.path.join(conf, "initramfs.conf"), "w") as f:
-        f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=gzip\nDEVICE=\nNFSROOT=auto\n"
-                "RUNSIZE=10%\nFSTYPE=ext4\n")
-    with open(os.path.join(conf, "modules"), "w") as f:
-        f.write("virtio_pci\nvirtio_net\nsd_mod\nsg\next4\n")
-    if ours:
-        it = os.path.join(staging, "usr", "share", "initramfs-tools")
-        shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
-        shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
-                        dirs_exist_ok=True)
-    fake = os.path.join(tmp, "lib-modules")
-    os.makedirs(fake, exist_ok=True)
-    if not os.path.exists(os.path.join(fake, release)):
-        os.symlink(moddir, os.path.join(fake, release))
-    boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
-    binds = vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
-    # open-iscsi's hook copies the machine's /etc/iscsi/initiatorname.iscsi
-    # and, if there, iscsi.initramfs: the guest's, here.
+    """vmlib.mkinitramfs() with virtio_net, open-iscsi's hook and scripts
+    (this machine's package) and, if @ours, the project's; open-iscsi's
+    hook copies the machine's /etc/iscsi/initiatorname.iscsi and
+    @iscsi_initramfs, the text of /etc/iscsi/iscsi.initramfs: the guest's,
+    here."""
     etc = os.path.join(tmp, f"etc-iscsi-{name}")
     os.makedirs(etc)
     with open(os.path.join(etc, "initiatorname.iscsi"), "w") as f:
@@ -242,13 +223,10 @@ def make_initramfs(out, release, moddir, staging, ours, tmp, name, sysroot=None,
     if iscsi_initramfs:
         with open(os.path.join(etc, "iscsi.initramfs"), "w") as f:
             f.write(iscsi_initramfs)
-    binds.append((etc, "/etc/iscsi"))
     sysroot = sysroot or os.path.join(tmp, "sys-none")
     os.makedirs(os.path.join(sysroot, "sys/bus/scsi/devices"), exist_ok=True)
-    p = vmlib.run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
-                          f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
-    if p.returncode != 0:
-        raise vmlib.VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
+    vmlib.mkinitramfs(out, release, moddir, staging, ours, tmp, sysroot, name, env=env,
+                      drivers="virtio_pci\nvirtio_net\n", extra_binds=[(etc, "/etc/iscsi")])
 
 
 def boot(vmlinuz, initrd, append, target, timeout=600, qemu_args=()):

@@ -594,6 +594,46 @@ def run_private(script, binds, timeout=None):
         lock.close()
 
 
+def mkinitramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name, env="",
+                drivers="", extra_binds=()):
+    """Debian's mkinitramfs with a configuration of our own in @tmp/@name
+    (MODULES=list: @drivers, one per line, then sd_mod, sg and ext4), the
+    project's hook and scripts from @staging if @with_hook, none a package
+    put on this machine; the hook reads the machine's devices under
+    @sysroot; @env: more of the hook's environment; @extra_binds: more
+    (source, target) bind mounts for the run."""
+    conf = os.path.join(tmp, name)
+    os.makedirs(os.path.join(conf, "hooks"))
+    os.makedirs(os.path.join(conf, "scripts"))
+    os.makedirs(os.path.join(conf, "conf.d"))
+    with open(os.path.join(conf, "initramfs.conf"), "w") as f:
+        f.write("MODULES=list\nBUSYBOX=y\nKEYMAP=n\nCOMPRESS=gzip\nDEVICE=\nNFSROOT=auto\n"
+                "RUNSIZE=10%\nFSTYPE=ext4\n")
+    with open(os.path.join(conf, "modules"), "w") as f:
+        f.write(f"{drivers}sd_mod\nsg\next4\n")
+    if with_hook:
+        # as installed: meson fills in the hook's paths
+        it = os.path.join(staging, "usr", "share", "initramfs-tools")
+        shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
+        shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
+                        dirs_exist_ok=True)
+    # the kernel's modules at /lib/modules/VERSION, in a private namespace
+    fake = os.path.join(tmp, "lib-modules")
+    os.makedirs(fake, exist_ok=True)
+    if not os.path.exists(os.path.join(fake, release)):
+        os.symlink(moddir, os.path.join(fake, release))
+    # and its /boot (mkinitramfs reads the kernel's config there)
+    boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
+    # Only the tree under test's hook and scripts, never a copy of the
+    # project installed on this machine (/usr/share/initramfs-tools).
+    binds = hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
+    binds += list(extra_binds)
+    p = run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
+                    f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
+    if p.returncode != 0:
+        raise VMError(f"mkinitramfs failed:\n{p.stdout}\n{p.stderr}")
+
+
 def install_bench(build_dir, dest):
     """install_project(), plus the benchmarks' clock and wait helper
     (bench/monotonic) in /usr/bin."""
