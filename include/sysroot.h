@@ -61,6 +61,10 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
  * @len: size of @buf
  * @fmt: printf format of the path
  *
+ * A read shorter than asked and than a page (4096 bytes) ends the
+ * attribute, as sysfs hands one over in reads of up to a page: one read
+ * per attribute, not two.
+ *
  * Return: bytes read, or a negative errno.
  */
 int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const char *fmt, ...)

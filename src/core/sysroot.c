@@ -7,12 +7,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sysroot.h"
+
+/* What sysfs hands over in one read at most. */
+#define SYSFS_PAGE 4096
 
 struct sysfs_ctx {
 	char *root;
@@ -72,12 +76,16 @@ int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
 	return r;
 }
 
-static int read_fd_all(int fd, uint8_t *buf, size_t len)
+/* With @short_is_end, a read shorter than asked (and than a page) ends it:
+ * sysfs hands a binary attribute over in one read of up to a page, and the
+ * read that would return 0 is a syscall per LUN saved. */
+static int read_fd_all(int fd, uint8_t *buf, size_t len, bool short_is_end)
 {
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
+		size_t want = len - got;
+		ssize_t n = read(fd, buf + got, want);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -86,18 +94,20 @@ static int read_fd_all(int fd, uint8_t *buf, size_t len)
 		if (n == 0)
 			break;
 		got += n;
+		if (short_is_end && (size_t)n < want && (size_t)n < SYSFS_PAGE)
+			break;
 	}
 	return (int)got;
 }
 
-static int read_path(const char *path, uint8_t *buf, size_t len)
+static int read_path(const char *path, uint8_t *buf, size_t len, bool short_is_end)
 {
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_fd_all(fd, buf, len);
+	r = read_fd_all(fd, buf, len, short_is_end);
 	close(fd);
 	return r;
 }
@@ -117,7 +127,7 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
 		return -EINVAL;
 	/* One byte more than fits: a value cut to the buffer (an iSCSI name,
 	 * a wwid) would compare equal to a shorter one. */
-	r = read_path(path, (uint8_t *)buf, len);
+	r = read_path(path, (uint8_t *)buf, len, false);
 	if (r < 0)
 		return r;
 	if ((size_t)r == len && buf[r - 1] != '\n')
@@ -141,7 +151,7 @@ int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const 
 	va_end(ap);
 	if (r < 0)
 		return r;
-	return read_path(path, buf, len);
+	return read_path(path, buf, len, true);
 }
 
 int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
