@@ -35,7 +35,8 @@
 /**
  * enum target_act - what the machine asks the interpreter to do
  * @TARGET_ATTACH: write "C T @lun" to the host's scan file, then look
- *	whether @lun is attached (result, attached, max_lun_ok, ms)
+ *	whether @lun is attached (result, attached, max_lun_ok, ms); with
+ *	@read_after, by reading its attribute @attr (read_result, data, len)
  * @TARGET_KERNEL_SCAN: write "C T -", the kernel's own scan of the target
  *	(result, max_lun_ok, and luns: the target's LUNs attached now)
  * @TARGET_INQUIRY: standard INQUIRY of @len bytes through the sg or bsg
@@ -126,7 +127,12 @@ enum target_end_kind {
  * @lun: the LUN it is about
  * @len: TARGET_INQUIRY: the allocation length
  * @page: TARGET_VPD: the page code
- * @attr: TARGET_READ: which attribute
+ * @attr: TARGET_READ: which attribute; TARGET_ATTACH with @read_after: the
+ *	attribute to read once the write is done
+ * @read_after: TARGET_ATTACH: read @attr of @lun after the write, the read
+ *	the machine asks first when the LUN is attached; what looks whether
+ *	it is attached then (a read that works needs no other look). An
+ *	interpreter may ignore it: the machine asks the read again.
  * @text: TARGET_SET_HANDLER: the handler's name
  * @end: TARGET_DONE: how the target ended
  * @error: TARGET_DONE with TARGET_END_ABORT: the negative errno
@@ -137,6 +143,7 @@ struct target_action {
 	size_t len;
 	uint8_t page;
 	enum target_attr attr;
+	bool read_after;
 	const char *text;
 	enum target_end_kind end;
 	int error;
@@ -155,7 +162,10 @@ struct target_action {
  * @max_lun_ok: TARGET_ATTACH, TARGET_KERNEL_SCAN: the highest LUN this
  *	host has taken so far, or -1
  * @ms: TARGET_ATTACH: how long the write took
- * @data: TARGET_INQUIRY, TARGET_REPORT_LUNS, TARGET_READ: what was read
+ * @read_result: TARGET_ATTACH with read_after: the bytes the read gave, a
+ *	negative errno, or 0 when it was not done (its data in @data, @len)
+ * @data: TARGET_INQUIRY, TARGET_REPORT_LUNS, TARGET_READ, and TARGET_ATTACH
+ *	with read_after: what was read
  * @len: its length
  * @has_sense: TARGET_INQUIRY, TARGET_REPORT_LUNS: the failure came with
  *	sense data (the device answered)
@@ -174,6 +184,7 @@ struct target_obs {
 	bool attached;
 	long long max_lun_ok;
 	uint64_t ms;
+	int read_result;
 	const uint8_t *data;
 	size_t len;
 	bool has_sense;
@@ -359,6 +370,18 @@ struct ghost_watch {
 	size_t nseen;
 };
 
+/* A read done with the last write, served when the machine asks it next;
+ * its data lives as long as the observation it came with. Private. */
+struct read_ahead {
+	bool asked;
+	bool valid;
+	uint64_t lun;
+	enum target_attr attr;
+	int result;
+	const uint8_t *data;
+	size_t len;
+};
+
 /**
  * struct target_machine - one target's machine; fields are private, but
  *	for @rep, the target's report, which target_take_report() hands over
@@ -433,6 +456,8 @@ struct target_machine {
 	int watch_verdict;
 	/* a remapped LUN */
 	struct remap_check *remap;
+	/* the read done with the last attach */
+	struct read_ahead ahead;
 	/* releases */
 	struct release release;
 	bool releasing;

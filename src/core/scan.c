@@ -326,13 +326,26 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	memset(o, 0, sizeof(*o));
 	lun.lun = a->lun;
 	switch (a->kind) {
-	case TARGET_ATTACH:
+	case TARGET_ATTACH: {
+		char name[32];
+
 		start = scan_now_ms();
 		o->result = host_scan_write(hs, t->channel, t->id, a->lun);
 		o->ms = scan_now_ms() - start;
-		if (o->result == 0)
-			o->attached = sysfs_device_exists(ctx->sys, &lun);
+		if (o->result != 0)
+			break;
+		if (a->read_after) {
+			/* The read the machine asks next tells it is attached:
+			 * one open and one read per LUN, no stat. */
+			scsi_addr_format(&lun, name, sizeof(name));
+			r = read_attr_bin(ctx, name, a->attr, hs->buf);
+			o->read_result = r;
+			o->data = hs->buf;
+			o->len = r > 0 ? (size_t)r : 0;
+		}
+		o->attached = o->read_result > 0 || sysfs_device_exists(ctx->sys, &lun);
 		break;
+	}
 	case TARGET_KERNEL_SCAN:
 		o->result = host_scan_write(hs, t->channel, t->id, UINT64_MAX);
 		if (o->result == 0)

@@ -1251,6 +1251,26 @@ static int remap_judged(struct target_machine *m)
 	return 0;
 }
 
+/* The read asked first once the LUN of @next is attached, for the
+ * interpreter to do with the write: its own INQUIRY when the database
+ * refuses by type (P_OWN_INQUIRY), else the ghost watch's first read
+ * (watch_start()). */
+static void read_after_attach(struct target_machine *m, struct target_action *next)
+{
+	const struct ghost_watch *w = m->watch;
+
+	if (quirk_db_refuses_per_lun(m->in.db))
+		next->attr = ATTR_INQUIRY;
+	else if (w->has_ref && next->lun == w->ref_lun)
+		return;
+	else
+		next->attr = w->all || !w->has_ref ? ATTR_INQUIRY : ATTR_VPD83;
+	next->read_after = true;
+	m->ahead.asked = true;
+	m->ahead.lun = next->lun;
+	m->ahead.attr = next->attr;
+}
+
 /* A probe of the plan: the LUN attached already, or one to write. Return:
  * 1 with an action in @next. */
 static int probe(struct target_machine *m, struct target_action *next)
@@ -1295,6 +1315,7 @@ static int probe(struct target_machine *m, struct target_action *next)
 	m->wrote = true;
 	m->phase = P_ATTACH;
 	act(next, TARGET_ATTACH, a->lun);
+	read_after_attach(m, next);
 	return 1;
 }
 
@@ -1328,6 +1349,12 @@ static int attached(struct target_machine *m, const struct target_obs *o,
 			       : 0;
 	}
 	if (o->attached) {
+		if (m->ahead.asked && o->read_result != 0) {
+			m->ahead.valid = true;
+			m->ahead.result = o->read_result;
+			m->ahead.data = o->data;
+			m->ahead.len = o->len;
+		}
 		if (own_add(m, a->lun) < 0)
 			return -ENOMEM;
 		m->out.kind = PLAN_OUT_PRESENT;
@@ -2128,10 +2155,36 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	}
 }
 
+/* Serves @next from the read done with the last attach when it is that
+ * read; any other action drops it. Return: true with @served filled. */
+static bool read_ahead(struct target_machine *m, const struct target_action *next,
+		       struct target_obs *served)
+{
+	struct read_ahead *ra = &m->ahead;
+	bool match = ra->valid && next->kind == TARGET_READ && next->lun == ra->lun &&
+		     next->attr == ra->attr;
+
+	if (next->kind == TARGET_ATTACH && next->read_after)
+		return false;
+	ra->valid = false;
+	ra->asked = false;
+	if (!match)
+		return false;
+	memset(served, 0, sizeof(*served));
+	served->result = ra->result;
+	served->data = ra->result > 0 ? ra->data : NULL;
+	served->len = ra->result > 0 ? ra->len : 0;
+	served->bound = m->bound;
+	served->bound_why = m->bound_why;
+	served->ms_left = m->ms_left;
+	return true;
+}
+
 void target_step(struct target_machine *m, const struct target_obs *last,
 		 struct target_action *next)
 {
 	const struct target_obs *o = last;
+	struct target_obs served;
 	int r;
 
 	if (o) {
@@ -2155,6 +2208,10 @@ void target_step(struct target_machine *m, const struct target_obs *last,
 		else
 			r = step(m, o, next);
 		o = NULL;
+		if (r == 1 && read_ahead(m, next, &served)) {
+			o = &served;
+			continue;
+		}
 		if (r == 1)
 			return;
 		if (r < 0)

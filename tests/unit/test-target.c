@@ -171,6 +171,8 @@ struct sim {
 	char handler[WORLD_LUNS][16];
 	int writes;
 	int bound;
+	bool read_ahead;
+	int read_aheads;
 	long long max_lun_ok;
 	char trace[2048];
 	uint8_t buf[512];
@@ -429,6 +431,21 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 			s->max_lun_ok = (long long)lun;
 		o->max_lun_ok = s->max_lun_ok;
 		o->ms = 1;
+		if (s->read_ahead && a->read_after && o->attached) {
+			/* As scan.c does, the read right after the write; traced
+			 * here, so a read the machine would not ask next shows
+			 * as one read too many. */
+			struct target_action read = { .kind = TARGET_READ,
+						      .lun = lun,
+						      .attr = a->attr };
+			struct target_obs ro;
+
+			execute(s, &read, &ro);
+			o->read_result = ro.result;
+			o->data = ro.data;
+			o->len = ro.len;
+			s->read_aheads++;
+		}
 		break;
 	case TARGET_KERNEL_SCAN:
 		s->writes++;
@@ -594,7 +611,7 @@ static struct quirk_db *database(const char *text)
 	return db;
 }
 
-static void run(const struct target_case *c, struct run *r)
+static void run(const struct target_case *c, struct run *r, bool read_ahead)
 {
 	const struct world *w = &c->world;
 	struct quirk_db *db = database(c->opt.quirks);
@@ -637,6 +654,7 @@ static void run(const struct target_case *c, struct run *r)
 	memset(r, 0, sizeof(*r));
 	r->sim.w = w;
 	r->sim.max_lun_ok = -1;
+	r->sim.read_ahead = read_ahead;
 	for (uint64_t l = 0; l < WORLD_LUNS; l++)
 		if (in_list(w->before, l)) {
 			r->sim.attached[l] = true;
@@ -1677,11 +1695,13 @@ static const struct target_case remap_cases[] = {
 	  .after = "0,1" },
 };
 
-static void check_case(const struct target_case *c)
+/* Runs @c with an interpreter that does the reads asked with the writes, or
+ * one that ignores them: the trace and the outcome are the same. */
+static void check_run(const struct target_case *c, bool read_ahead)
 {
 	struct run r;
 
-	run(c, &r);
+	run(c, &r, read_ahead);
 	if (getenv("TARGET_TRACE")) {
 		printf("%s\n  trace  %s\n  end %s\n  lines  %s\n  after  %s\n  codes  %s %s\n"
 		       "  failed %d deferred %zu ghosts %zu error %d wlun %d\n  handlers %s\n",
@@ -1721,9 +1741,36 @@ static void check_case(const struct target_case *c)
 	run_free(&r);
 }
 
+static void check_case(const struct target_case *c)
+{
+	check_run(c, false);
+	check_run(c, true);
+}
+
 START_TEST(target_rows)
 {
 	check_case(&cases[_i]);
+}
+END_TEST
+
+/* The rows that attach LUNs one by one do take their first read with the
+ * write: the read-ahead is exercised, not only allowed. */
+START_TEST(target_read_ahead_used)
+{
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+	int total = 0, rows = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct run r;
+
+		run(&cases[i], &r, true);
+		total += r.sim.read_aheads;
+		rows += r.sim.read_aheads > 0;
+		run_free(&r);
+	}
+	/* 96 reads in 57 rows when this was written */
+	ck_assert_int_ge(rows, 50);
+	ck_assert_int_ge(total, 90);
 }
 END_TEST
 
@@ -1916,6 +1963,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(tc, target_rows, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, target_remap_rows, 0, sizeof(remap_cases) / sizeof(remap_cases[0]));
+	tcase_add_test(tc, target_read_ahead_used);
 	tcase_add_loop_test(tc, release_rows, 0, sizeof(release_cases) / sizeof(release_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
