@@ -11,6 +11,12 @@
  *   monotonic write FILE VALUE
  *                           write VALUE to FILE (a sysfs scan file) and
  *                           print how long the write took, in microseconds
+ *   monotonic writes [-j N] FILE VALUE...
+ *                           write each VALUE to FILE in turn, one write()
+ *                           each, from N threads (default 1, each with its
+ *                           own descriptor, the VALUEs dealt out in turn),
+ *                           and print how long all took, in microseconds:
+ *                           the floor of one scan write per LUN
  *   monotonic run PROGRAM [ARG...]
  *                           run PROGRAM (its output to /dev/null) and print
  *                           how long it took from fork to exit, in
@@ -20,7 +26,9 @@
  * one process: the shell's own fork and pipe of $(...) are in neither.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,6 +59,61 @@ static int timed_write(const char *path, const char *value)
 	printf("%lld\n", now_us() - start);
 	close(fd);
 	return n < 0;
+}
+
+struct writer {
+	const char *path;
+	char **values;
+	int count;
+	int step;
+	int failed;
+};
+
+static void *write_each(void *arg)
+{
+	struct writer *w = arg;
+	int fd = open(w->path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror(w->path);
+		w->failed = 1;
+		return NULL;
+	}
+	for (int i = 0; i < w->count; i += w->step)
+		if (write(fd, w->values[i], strlen(w->values[i])) < 0)
+			w->failed = 1;
+	close(fd);
+	return NULL;
+}
+
+static int timed_writes(int argc, char **argv)
+{
+	struct writer w[16];
+	pthread_t tid[16];
+	int threads = 1, failed = 0;
+	long long start;
+
+	if (argc > 2 && strcmp(argv[0], "-j") == 0) {
+		threads = atoi(argv[1]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (threads < 1 || threads > 16 || argc < 2) {
+		fprintf(stderr, "monotonic writes [-j 1-16] FILE VALUE...\n");
+		return 1;
+	}
+	start = now_us();
+	for (int t = 0; t < threads; t++) {
+		w[t] = (struct writer){ argv[0], argv + 1 + t, argc - 1 - t, threads, 0 };
+		if (pthread_create(&tid[t], NULL, write_each, &w[t]) != 0)
+			return 1;
+	}
+	for (int t = 0; t < threads; t++) {
+		pthread_join(tid[t], NULL);
+		failed |= w[t].failed;
+	}
+	printf("%lld\n", now_us() - start);
+	return failed;
 }
 
 static int timed_run(char **argv)
@@ -89,6 +152,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "write") == 0)
 		return timed_write(argv[2], argv[3]);
+	if (argc > 3 && strcmp(argv[1], "writes") == 0)
+		return timed_writes(argc - 2, argv + 2);
 	if (argc > 2 && strcmp(argv[1], "run") == 0)
 		return timed_run(argv + 2);
 	if (argc > 1 && strcmp(argv[1], "wait") == 0) {

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A restricted target on the real kernel: one scsi_debug host of 2,048
+LUNs (no_uld=1, delay=0) in one boot (scsi_mod.scan=manual), and a policy
+that refuses one LUN the target lists (exclude_luns, its 101st LUN). The kernel's
+"- - -" cannot be used then: a refused LUN would be attached for a moment.
+
+Per round, the order rotating, every LUN deleted after each side:
+- kernel: "- - -" (monotonic write), what the policy does not allow;
+- floor: one "0 0 L" write per LUN the kernel attached but the refused
+  one, from one process (monotonic writes): the least any per-LUN scan
+  costs;
+- floor2: the same from two threads (monotonic writes -j 2): whether
+  writes in parallel gain anything;
+- ours: scsi-scan --quirks-file POLICY hostN (monotonic run).
+Each side's median gap between two LUNs' attach messages in the kernel
+log says where the time goes. Medians with min-max, the ratio of the
+medians against the kernel and the interquartile range of the per-round
+ratios. Target: ours <= 1.05 with the spread inside.
+
+usage: vm-bench-restricted.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
+"""
+
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
+import vmlib  # noqa: E402
+
+BUILD, SERIES, ROUNDS = vmlib.bench_args(4)
+LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 2048
+REFUSED = 100
+SIDES = ("kernel", "floor", "floor2", "ours")
+
+SCRIPT = r"""
+insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=$LUNS no_uld=1 scsi_level=7
+h=$(for x in /sys/class/scsi_host/host*; do echo ${x##*/host}; done | tail -1)
+scan=/sys/class/scsi_host/host$h/scan
+# The LUNs the kernel attaches, as the scan file names them.
+echo "- - -" > $scan
+# The refused LUN: the target's LUN $REFUSED (scsi_debug numbers its LUNs
+# in the flat space, 0x4000 | n, once it has more than 256).
+REFUSED=$(ls /sys/bus/scsi/devices | sed -n "s/^$h:0:0://p" | sort -n | sed -n "$((REFUSED + 1))p")
+echo "@@REFUSED $REFUSED"
+luns=$(ls /sys/bus/scsi/devices | sed -n "s/^$h:0:0://p" | sort -n | grep -vx $REFUSED |
+	sed 's/^/0 0 /' | tr '\n' '|')
+cat > /tmp/policy.conf <<EOF
+lunmask "bench" {
+	driver = "scsi_debug"
+	channel = 0
+	id = 0
+	exclude_luns = { $REFUSED }
+}
+EOF
+scsi-quirks check /tmp/policy.conf >/dev/null || echo "@@ERROR policy"
+clear() { for d in /sys/bus/scsi/devices/$h:*; do [ -e "$d" ] && echo 1 > $d/delete; done; }
+# The median gap, in microseconds, between two attach messages in the log.
+gap() {
+	dmesg | sed -n "s/^\[ *\([0-9.]*\)\] scsi $h:0:0:[0-9]*: Direct-Access.*/\1/p" |
+		awk 'NR > 1 { printf "%d\n", ($1 - p) * 1000000 } { p = $1 }' | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
+}
+clear
+i=0
+while [ $i -lt $ROUNDS ]; do
+	set -- kernel floor floor2 ours
+	r=0
+	while [ $r -lt $((i % 4)) ]; do first=$1; shift; set -- "$@" $first; r=$((r + 1)); done
+	for who in "$@"; do
+		dmesg -c > /dev/null
+		case $who in
+		kernel) us=$(monotonic write $scan "- - -") ;;
+		floor) us=$(IFS='|'; monotonic writes $scan $luns) ;;
+		floor2) us=$(IFS='|'; monotonic writes -j 2 $scan $luns) ;;
+		ours) us=$(monotonic run scsi-scan --quirks-file /tmp/policy.conf host$h) ;;
+		esac
+		refused=no
+		[ -e /sys/bus/scsi/devices/$h:0:0:$REFUSED ] && refused=yes
+		echo "@@S who=$who round=$i us=$us luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l) refused_attached=$refused gap_us=$(gap)"
+		clear
+	done
+	i=$((i + 1))
+done
+rmmod_wait scsi_debug
+"""
+
+
+def stats(v):
+    return f"{statistics.median(v):,.0f} ({min(v):,.0f}-{max(v):,.0f})"
+
+
+def main():
+    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = os.path.join(tmp, "staging")
+        vmlib.install_bench(BUILD, staging)
+        initrd = os.path.join(tmp, "initrd.cpio")
+        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, vmlib.BASE_MODULES),
+                              vmlib.INIT_HEAD + f"ROUNDS={ROUNDS}\nLUNS={LUNS}\n"
+                              f"REFUSED={REFUSED}\n" + SCRIPT + vmlib.INIT_TAIL)
+        vmlib.log(f"boot {release}: one target of {LUNS} LUNs, one refused, "
+                  f"{ROUNDS} rounds")
+        out = vmlib.boot(vmlinuz, initrd, timeout=7200, memory=3072, smp=2)
+    rows = [m.groupdict() for m in re.finditer(
+        r"^@@S who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+) "
+        r"refused_attached=(?P<ref>\w+) gap_us=(?P<gap>\d+)", out, re.M)]
+    if os.environ.get("BENCH_RAW"):
+        print("\n".join(line for line in out.splitlines() if line.startswith("@@")))
+    m = re.search(r"^@@REFUSED (\d+)", out, re.M)
+    refused = f"LUN {m.group(1)} (the {REFUSED + 1}st listed)" if m else "one LUN"
+    side = {w: {int(r["r"]): r for r in rows if r["who"] == w} for w in SIDES}
+    rounds = sorted(set.intersection(*(set(side[w]) for w in SIDES)))
+    if not rounds or "@@ERROR" in out:
+        print("no result from the guest")
+        print("\n".join(line for line in out.splitlines() if line.startswith("@@"))[-3000:])
+        return 1
+    ms = {w: [int(side[w][r]["us"]) / 1000 for r in rounds] for w in SIDES}
+    print(f"\nLinux {release}, QEMU TCG, 2 vCPUs, one scsi_debug target of {LUNS} LUNs, "
+          f"{refused} refused by the policy, {len(rounds)} rounds, same boot, order "
+          "rotating; ms, median (min-max)\n")
+    print("| side | time | ratio to the kernel's - - - | IQR of per-round ratios | "
+          "LUNs attached | refused LUN attached | median gap between attaches (µs) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    k = ms["kernel"]
+    for w in SIDES:
+        ratios = sorted(ms[w][i] / k[i] for i in range(len(rounds)))
+        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        luns = sorted({int(side[w][r]["luns"]) for r in rounds})
+        refused = sorted({side[w][r]["ref"] for r in rounds})
+        gaps = [int(side[w][r]["gap"]) for r in rounds]
+        print(f"| {w} | {stats(ms[w])} | {statistics.median(ms[w]) / statistics.median(k):.3f}"
+              f" | {q[0]:.3f}-{q[2]:.3f} | {luns} | {','.join(refused)} | "
+              f"{statistics.median(gaps):,.0f} |")
+    bad = [r for r in rounds if side["ours"][r]["ref"] != "no"]
+    if bad:
+        print(f"\nFAIL: the refused LUN was attached by ours in rounds {bad}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    vmlib.main_guard(main)
