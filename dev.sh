@@ -156,6 +156,12 @@ bench() {
 	echo "== One target of 256, 1,024 and 4,096 LUNs: the kernel's scan against scsi-scan, same boot"
 	python3 "$top/bench/vm-bench-growth.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
 	echo
+	echo "== A restricted target: 2,048 LUNs, one refused by the policy, against the kernel's - - -"
+	python3 "$top/bench/vm-bench-restricted.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-4}"
+	echo
+	echo "== Hotplug of a host of 512 and 2,048 LUNs: scsi-scand against the kernel's scan in add_host"
+	python3 "$top/bench/vm-bench-hotplug.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-7}"
+	echo
 	echo "== The daemon's memory through 10,000 events (real kernel)"
 	python3 "$top/bench/vm-bench-events.py" "$build" "${BENCH_KERNEL:-6.12}"
 	echo
