@@ -15,7 +15,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
@@ -50,16 +49,10 @@ done
 
 
 def main():
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_bench(BUILD, staging)
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, vmlib.BASE_MODULES),
-                              vmlib.INIT_HEAD + f"ROUNDS={ROUNDS}\nSIZES='"
-                              + " ".join(map(str, SIZES)) + "'\n" + SCRIPT + vmlib.INIT_TAIL)
-        vmlib.log(f"boot {release}: {SIZES} LUNs, {ROUNDS} rounds")
-        out = vmlib.boot(vmlinuz, initrd, timeout=5400, memory=3072, smp=2)
+    release, out = vmlib.run_guest(
+        BUILD, SERIES, vmlib.BASE_MODULES,
+        f"ROUNDS={ROUNDS}\nSIZES='" + " ".join(map(str, SIZES)) + "'\n" + SCRIPT,
+        timeout=5400, what=f"{SIZES} LUNs, {ROUNDS} rounds", bench=True, memory=3072, smp=2)
     rows = [m.groupdict() for m in re.finditer(
         r"^@@G n=(?P<n>\d+) who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+)",
         out, re.M)]
@@ -77,11 +70,10 @@ def main():
             continue
         k = [side["kernel"][r][0] for r in rounds]
         o = [side["ours"][r][0] for r in rounds]
-        ratios = sorted(o[i] / k[i] for i in range(len(rounds)))
-        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        q1, q3 = vmlib.ratio_quartiles([o[i] / k[i] for i in range(len(rounds))])
         print(f"| {n} | {statistics.median(k):.0f} ({min(k):.0f}-{max(k):.0f}) | "
               f"{statistics.median(o):.0f} ({min(o):.0f}-{max(o):.0f}) | "
-              f"{statistics.median(o) / statistics.median(k):.2f} | {q[0]:.2f}-{q[2]:.2f} | "
+              f"{statistics.median(o) / statistics.median(k):.2f} | {q1:.2f}-{q3:.2f} | "
               f"{sorted({side['kernel'][r][1] for r in rounds})}, "
               f"{sorted({side['ours'][r][1] for r in rounds})} |")
     return 0

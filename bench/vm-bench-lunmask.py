@@ -23,7 +23,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
@@ -93,17 +92,11 @@ def stats(v):
 
 
 def main():
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_bench(BUILD, staging)
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, vmlib.BASE_MODULES),
-                              vmlib.INIT_HEAD + f"ROUNDS={ROUNDS}\nLUNS={LUNS}\n" + SCRIPT +
-                              vmlib.INIT_TAIL,
-                              programs=["/bin/udevadm"])
-        vmlib.log(f"boot {release}: scsi_debug {LUNS} LUNs with sd, {ROUNDS} rounds")
-        out = vmlib.boot(vmlinuz, initrd, timeout=3600, memory=3072, smp=2)
+    release, out = vmlib.run_guest(
+        BUILD, SERIES, vmlib.BASE_MODULES, f"ROUNDS={ROUNDS}\nLUNS={LUNS}\n" + SCRIPT,
+        programs=["/bin/udevadm"], timeout=3600,
+        what=f"scsi_debug {LUNS} LUNs with sd, {ROUNDS} rounds", bench=True, memory=3072,
+        smp=2)
     rows = {who: [m.groupdict() for m in re.finditer(
         rf"^@@B {who} round=\d+ root_us=(?P<root>\d+) all_us=(?P<all>\d+)"
         rf"(?: rest_us=(?P<rest>\d+) root_luns=(?P<rl>\d+))? luns=(?P<luns>\d+)", out, re.M)]

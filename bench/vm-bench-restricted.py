@@ -25,7 +25,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
@@ -94,22 +93,14 @@ def stats(v):
 
 
 def main():
-    vmlinuz, moddir, release = vmlib.prepare_kernel(SERIES)
-    with tempfile.TemporaryDirectory() as tmp:
-        staging = os.path.join(tmp, "staging")
-        vmlib.install_bench(BUILD, staging)
-        initrd = os.path.join(tmp, "initrd.cpio")
-        vmlib.build_initramfs(initrd, staging, vmlib.module_order(moddir, vmlib.BASE_MODULES),
-                              vmlib.INIT_HEAD + f"ROUNDS={ROUNDS}\nLUNS={LUNS}\n"
-                              f"REFUSED={REFUSED}\n" + SCRIPT + vmlib.INIT_TAIL)
-        vmlib.log(f"boot {release}: one target of {LUNS} LUNs, one refused, "
-                  f"{ROUNDS} rounds")
-        out = vmlib.boot(vmlinuz, initrd, timeout=7200, memory=3072, smp=2)
+    release, out = vmlib.run_guest(
+        BUILD, SERIES, vmlib.BASE_MODULES,
+        f"ROUNDS={ROUNDS}\nLUNS={LUNS}\nREFUSED={REFUSED}\n" + SCRIPT, timeout=7200,
+        what=f"one target of {LUNS} LUNs, one refused, {ROUNDS} rounds", bench=True,
+        memory=3072, smp=2)
     rows = [m.groupdict() for m in re.finditer(
         r"^@@S who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+) "
         r"refused_attached=(?P<ref>\w+) gap_us=(?P<gap>\d+)", out, re.M)]
-    if os.environ.get("BENCH_RAW"):
-        print("\n".join(line for line in out.splitlines() if line.startswith("@@")))
     m = re.search(r"^@@REFUSED (\d+)", out, re.M)
     refused = f"LUN {m.group(1)} (the {REFUSED + 1}st listed)" if m else "one LUN"
     side = {w: {int(r["r"]): r for r in rows if r["who"] == w} for w in SIDES}
@@ -127,13 +118,12 @@ def main():
     print("| --- | --- | --- | --- | --- | --- | --- |")
     k = ms["kernel"]
     for w in SIDES:
-        ratios = sorted(ms[w][i] / k[i] for i in range(len(rounds)))
-        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        q1, q3 = vmlib.ratio_quartiles([ms[w][i] / k[i] for i in range(len(rounds))])
         luns = sorted({int(side[w][r]["luns"]) for r in rounds})
         refused = sorted({side[w][r]["ref"] for r in rounds})
         gaps = [int(side[w][r]["gap"]) for r in rounds]
         print(f"| {w} | {stats(ms[w])} | {statistics.median(ms[w]) / statistics.median(k):.3f}"
-              f" | {q[0]:.3f}-{q[2]:.3f} | {luns} | {','.join(refused)} | "
+              f" | {q1:.3f}-{q3:.3f} | {luns} | {','.join(refused)} | "
               f"{statistics.median(gaps):,.0f} |")
     bad = [r for r in rounds if side["ours"][r]["ref"] != "no"]
     if bad:

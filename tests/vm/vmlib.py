@@ -11,6 +11,7 @@ import lzma
 import os
 import re
 import shutil
+import statistics
 import stat
 import sys
 import subprocess
@@ -643,18 +644,29 @@ def install_bench(build_dir, dest):
                  os.path.join(dest, "usr", "bin", "monotonic"))
 
 
-def run_guest(build, series, modules, script, programs=(), timeout=900, what=""):
-    """Installs the project, boots @series with @modules loaded and @script as
-    the body of /init; returns (release, console output)."""
+def run_guest(build, series, modules, script, programs=(), timeout=900, what="",
+              bench=False, memory=1024, smp=1):
+    """Installs the project (with @bench, install_bench()), boots @series with
+    @modules loaded and @script as the body of /init; returns (release,
+    console output)."""
     vmlinuz, moddir, release = prepare_kernel(series)
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
-        install_project(build, staging)
+        (install_bench if bench else install_project)(build, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
         build_initramfs(initrd, staging, module_order(moddir, modules),
                         INIT_HEAD + script + INIT_TAIL, programs=programs)
         log(f"booting {release}{': ' + what if what else ''}")
-        return release, boot(vmlinuz, initrd, timeout=timeout)
+        return release, boot(vmlinuz, initrd, timeout=timeout, memory=memory, smp=smp)
+
+
+def ratio_quartiles(ratios):
+    """The first and third quartiles of a benchmark's per-round ratios (the
+    one ratio twice when there is one round)."""
+    if len(ratios) < 2:
+        return ratios[0], ratios[0]
+    q = statistics.quantiles(ratios, n=4)
+    return q[0], q[2]
 
 
 class Checks:
