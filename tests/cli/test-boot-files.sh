@@ -187,7 +187,8 @@ fake_paths() {
 	    -e "s|/usr/bin/scsi-quirks|$tmp/bin/scsi-quirks|g" \
 	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" -e "s|/run/scsi-scan/|$tmp/run/|g" \
 	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" \
-	    -e "s|/etc/scsi-scan/boot-policy.conf|$tmp/image-boot-policy.conf|g" "$1"
+	    -e "s|/etc/scsi-scan/boot-policy.conf|$tmp/image-boot-policy.conf|g" \
+	    -e "s|/sys/class/|$tmp/sys/class/|g" "$1"
 }
 for script in init-premount local-block; do
 	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
@@ -266,7 +267,8 @@ done
 echo 'lunmask "root file system 1" { luns = { 0 } }' > "$tmp/image-boot-policy.conf"
 for cmdline in "root=/dev/sda1" "root=/dev/sda1 scsi_scan.bootpolicy=0" \
 	       "root=/dev/sda1 scsi_scan.lunmask=scsi,virtio_scsi,0:1,0"; do
-	rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since" "$tmp/run/boot-policy.taken"
+	rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since" "$tmp/run/boot-policy.taken" \
+		"$tmp/run/boot-policy.seen"
 	: > "$tmp/log"
 	echo "$cmdline" > "$tmp/cmdline"
 	fake_paths "$src/initramfs-tools/scripts/init-premount/scsi-scan" > "$tmp/script"
@@ -291,6 +293,17 @@ for cmdline in "root=/dev/sda1" "root=/dev/sda1 scsi_scan.bootpolicy=0" \
 		check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
 		check test -s "$tmp/run/boot-policy.since"
 		read -r up _ < /proc/uptime
+		# a session logged in after 6 s: 5 s more from there
+		echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
+		mkdir -p "$tmp/sys/class/iscsi_session/session1"
+		: > "$tmp/log"
+		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
+		check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+		check test "$(grep -c "root is on none" "$tmp/log")" = 0
+		rmdir "$tmp/sys/class/iscsi_session/session1"
+		: > "$tmp/log"
+		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
+		check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
 		echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
 		: > "$tmp/log"
 		quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script"
@@ -301,7 +314,8 @@ for cmdline in "root=/dev/sda1" "root=/dev/sda1 scsi_scan.bootpolicy=0" \
 		;;
 	esac
 done
-rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since"
+rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since" "$tmp/run/boot-policy.seen"
+mkdir -p "$tmp/sys/class/scsi_host/host0"
 : > "$tmp/log"
 cat > "$tmp/settled" <<EOS
 getarg() { case "\$1" in scsi_scan.timeout=) echo 9 ;; *) return 1 ;; esac; }
@@ -314,6 +328,13 @@ check grep -q 'root file system 1' "$tmp/run/boot-lunmask.conf"
 check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
 check test -s "$tmp/run/boot-policy.since"
 read -r up _ < /proc/uptime
+# an FC remote port found after 6 s: 5 s more from there
+echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
+mkdir -p "$tmp/sys/class/fc_remote_ports/rport-0:0-0"
+: > "$tmp/log"
+PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+check grep -q -- "--quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+check test "$(grep -c "root is on none" "$tmp/log")" = 0
 echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
 : > "$tmp/log"
 PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
