@@ -33,6 +33,15 @@ struct scsi_addr {
 };
 
 /**
+ * scsi_put_decimal() - a number in decimal, without a terminating NUL
+ * @p: where it goes: room for 20 characters
+ * @v: the number
+ *
+ * Return: the end of what was written.
+ */
+char *scsi_put_decimal(char *p, uint64_t v);
+
+/**
  * scsi_addr_format() - "H:C:T:L"
  * @a: the address
  * @buf: output

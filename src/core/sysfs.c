@@ -158,27 +158,33 @@ static int write_path(const char *path, const char *value)
 	return r;
 }
 
-static void scan_value(char *value, size_t len, int channel, int id, uint64_t lun)
+/* The value of a host's scan attribute: "C T L\n", '-' for a wildcard.
+ * @value has room for 3 * 20 + 4 characters. Returns its length. */
+static size_t scan_value(char *value, int channel, int id, uint64_t lun)
 {
-	char c[16], t[16], l[24];
+	char *p = value;
 
 	if (channel == SCAN_WILDCARD)
-		strcpy(c, "-");
+		*p++ = '-';
 	else
-		snprintf(c, sizeof(c), "%d", channel);
+		p = scsi_put_decimal(p, (uint64_t)channel);
+	*p++ = ' ';
 	if (id == SCAN_WILDCARD)
-		strcpy(t, "-");
+		*p++ = '-';
 	else
-		snprintf(t, sizeof(t), "%d", id);
+		p = scsi_put_decimal(p, (uint64_t)id);
+	*p++ = ' ';
 	/* The kernel reads at most 16 characters for the LUN (%16s): past
 	 * 9999999999999999 only hex fits (up to 0xffffffffffffff). */
 	if (lun == UINT64_MAX)
-		strcpy(l, "-");
+		*p++ = '-';
 	else if (lun > UINT64_C(9999999999999999))
-		snprintf(l, sizeof(l), "0x%" PRIx64, lun);
+		p += sprintf(p, "0x%" PRIx64, lun);
 	else
-		snprintf(l, sizeof(l), "%" PRIu64, lun);
-	snprintf(value, len, "%s %s %s\n", c, t, l);
+		p = scsi_put_decimal(p, lun);
+	*p++ = '\n';
+	*p = '\0';
+	return (size_t)(p - value);
 }
 
 int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host)
@@ -195,15 +201,14 @@ int sysfs_scan_open(const struct sysfs_ctx *ctx, unsigned int host)
 
 int sysfs_scan_fd(int fd, int channel, int id, uint64_t lun)
 {
-	char value[96];
+	char value[3 * 20 + 4];
 	size_t len;
 	ssize_t n;
 
 	/* Only SCAN_WILDCARD may become "-". */
 	if (channel < SCAN_WILDCARD || id < SCAN_WILDCARD)
 		return -EINVAL;
-	scan_value(value, sizeof(value), channel, id, lun);
-	len = strlen(value);
+	len = scan_value(value, channel, id, lun);
 	do {
 		n = write(fd, value, len);
 	} while (n < 0 && errno == EINTR);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "blist.h"
 #include "inquiry.h"
@@ -16,6 +17,7 @@
 #include "output.h"
 #include "scsi-addr.h"
 #include "sense.h"
+#include "sysfs.h"
 
 /* A standard INQUIRY response as scsi_debug sends it (SPC-5, disk). */
 static const uint8_t inq_spc5[] = {
@@ -395,6 +397,79 @@ START_TEST(scsi_names)
 }
 END_TEST
 
+START_TEST(scsi_addr_names_written)
+{
+	static const struct {
+		struct scsi_addr a;
+		size_t len;
+		const char *want;
+	} rows[] = {
+		{ { 0, 0, 0, 0 }, 32, "0:0:0:0" },
+		{ { 12, 3, 45, 16383 }, 32, "12:3:45:16383" },
+		{ { 2, 0, 0, 0x1000000000000ULL }, 32, "2:0:0:281474976710656" },
+		{ { 4294967295U, 4294967295U, 4294967295U, UINT64_MAX },
+		  64,
+		  "4294967295:4294967295:4294967295:18446744073709551615" },
+		/* cut to the buffer, as snprintf would */
+		{ { 12, 3, 45, 16383 }, 8, "12:3:45" },
+		{ { 12, 3, 45, 16383 }, 1, "" },
+	};
+	struct scsi_addr back;
+	char buf[64], *end;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		ck_assert_ptr_eq(scsi_addr_format(&rows[i].a, buf, rows[i].len), buf);
+		ck_assert_str_eq(buf, rows[i].want);
+		if (rows[i].len < 64 || strlen(rows[i].want) > 40)
+			continue;
+		ck_assert_int_eq(scsi_name_hctl(buf, &back), 0);
+		ck_assert_int_eq(scsi_addr_cmp(&back, &rows[i].a), 0);
+	}
+	buf[0] = 'x';
+	ck_assert_ptr_eq(scsi_addr_format(&rows[0].a, buf, 0), buf);
+	ck_assert_int_eq(buf[0], 'x');
+	end = scsi_put_decimal(buf, 0);
+	ck_assert_int_eq(end - buf, 1);
+	end = scsi_put_decimal(buf, UINT64_MAX);
+	*end = '\0';
+	ck_assert_str_eq(buf, "18446744073709551615");
+}
+END_TEST
+
+START_TEST(scan_attribute_values)
+{
+	static const struct {
+		int channel, id;
+		uint64_t lun;
+		const char *want;
+	} rows[] = {
+		{ 0, 1, 2, "0 1 2\n" },
+		{ SCAN_WILDCARD, SCAN_WILDCARD, UINT64_MAX, "- - -\n" },
+		{ 0, SCAN_WILDCARD, 7, "0 - 7\n" },
+		{ 3, 2147483647, 9999999999999999ULL, "3 2147483647 9999999999999999\n" },
+		/* past 16 decimal digits, the kernel's %16s takes hex */
+		{ 0, 0, 10000000000000000ULL, "0 0 0x2386f26fc10000\n" },
+	};
+	char got[128];
+	int fds[2];
+	ssize_t n;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_int_eq(pipe(fds), 0);
+		ck_assert_int_eq(sysfs_scan_fd(fds[1], rows[i].channel, rows[i].id, rows[i].lun),
+				 0);
+		close(fds[1]);
+		n = read(fds[0], got, sizeof(got) - 1);
+		close(fds[0]);
+		ck_assert_int_ge(n, 0);
+		got[n] = '\0';
+		ck_assert_str_eq(got, rows[i].want);
+	}
+	ck_assert_int_eq(sysfs_scan_fd(1, -2, 0, 0), -EINVAL);
+}
+END_TEST
+
 START_TEST(sense)
 {
 	static const uint8_t fixed_ua[18] = {
@@ -466,6 +541,8 @@ int main(void)
 	tcase_add_test(tc, sense);
 	tcase_add_test(tc, event_classify);
 	tcase_add_test(tc, scsi_names);
+	tcase_add_test(tc, scsi_addr_names_written);
+	tcase_add_test(tc, scan_attribute_values);
 	tcase_add_loop_test(tc, json_strings_stay_utf8, 0,
 			    sizeof(utf8_cases) / sizeof(utf8_cases[0]));
 	suite_add_tcase(s, tc);
