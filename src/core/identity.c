@@ -272,13 +272,13 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 		say(ret, "no INQUIRY data to compare");
 		return;
 	}
-	inquiry_words(a, words, sizeof(words));
 	if (a->inquiry_len != b->inquiry_len || memcmp(a->inquiry, b->inquiry, a->inquiry_len)) {
 		ret->verdict = GHOST_DISTINCT;
 		ret->rule = "inquiry-differs";
 		say(ret, "INQUIRY data differs");
 		return;
 	}
+	inquiry_words(a, words, sizeof(words));
 	say(ret, "INQUIRY identical (%s)", words);
 	/* Per designator type both report: the same set on both sides, or not. */
 	for (uint8_t type = 0; type < IDENTITY_DESIGNATOR_TYPES; type++) {
