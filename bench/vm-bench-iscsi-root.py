@@ -73,7 +73,7 @@ def main():
             t.make_initramfs(image, release, moddir, staging, True, tmp, "conf", sysroot,
                              iscsi_initramfs=(f"ISCSI_INITIATOR={t.INITIATOR}\n"
                                               f"ISCSI_TARGET_NAME={t.TARGET}\n"
-                                              f"ISCSI_TARGET_IP=10.0.2.2\n"
+                                              f"ISCSI_TARGET_IP={t.PORTAL_IP}\n"
                                               f"ISCSI_TARGET_PORT={target.port}\n"),
                              env="SCSI_SCAN_BOOT_POLICY=yes")
             result = {"kernel": [], "ours": []}

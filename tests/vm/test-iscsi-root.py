@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Root on iSCSI under scsi_mod.scan=manual: a real Debian initramfs
+"""Root on iSCSI under scsi_mod.scan=manual: real Debian initramfs images
 (mkinitramfs with open-iscsi's hook and local-top script, which log in
-with iscsistart) boots a root file system that is LUN 1 of a target
-served by a user-space iSCSI target on this machine (tgtd, listening on
-127.0.0.1 only; the guest reaches it through QEMU's user network as
-10.0.2.2). The target has four LUNs: 0 (tgt's controller), 1 (the root),
+with iscsistart; dracut with its 95iscsi, systemd and iscsid inside) boot
+a root file system that is LUN 1 of a target served by a user-space iSCSI
+target on this machine (tgtd, listening in a network namespace of its
+own, where QEMU runs too: the guest reaches it through QEMU's user
+network). The target has four LUNs: 0 (tgt's controller), 1 (the root),
 2 and 3.
 
 Boots, each with the kernel's log of what was attached before the root's
@@ -19,20 +20,25 @@ init ran:
 - ours, the image's boot policy (derived from a machine whose root is that
   LUN, the target given in /etc/iscsi/iscsi.initramfs): only LUN 1 before
   the root; then scsi-scand, started in the root, attaches LUNs 0, 2 and 3
-  and a LUN 4 mapped on the target while it runs.
+  and a LUN 4 mapped on the target while it runs;
+- dracut's files alone (netroot=iscsi:, rd.iscsi.initiator): iscsid scans
+  the session itself, every LUN, root reached;
+- dracut with ours and the boot policy: only LUN 1 before the root, though
+  DHCP and the login come many main-loop passes after the first; then
+  scsi-scand takes over as above.
 The boot policy scsi-quirks derives in the guest on the real kernel (the
 root's init runs 'scsi-quirks boot-policy /') must be the one the hook
 wrote from the machine it was made for. In the same root, once the daemon
 has attached a virtio-scsi disk (target 2, LUN 3): ext2 on an LVM logical
 volume on it, and the policy for a root there names that LUN alone.
 
-usage: test-iscsi-root.py BUILD_DIR KERNEL_SERIES   (needs root, tgtd)
+usage: test-iscsi-root.py BUILD_DIR KERNEL_SERIES   (needs root, tgtd, ip netns; dracut
+       with its iscsi module for the dracut boots)
 """
 
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -63,6 +69,7 @@ echo "@@MARKER@@ $(cat /proc/cmdline)"
 echo "@@EARLY $(dmesg | sed -n 's/.*scsi \([0-9]*:[0-9]*:[0-9]*:[0-9]*\): [A-Z].*/\1/p' | sort -u | tr '\n' ' ')"
 echo "@@UPTIME $(cat /proc/uptime)"
 dmesg | grep -E 'iSCSI Initiator over TCP|Attached SCSI disk' | sed 's/^/@@K /'
+echo "@@ISCSIHOST $(ls /sys/class/iscsi_host | sed 's/host//' | head -1)"
 echo "@@SYSFS $(ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' ')"
 sed 's/^/@@LOG /' /run/scsi-scan.log 2>/dev/null | head -20
 scsi-quirks boot-policy / 2>&1 | sed 's/^/@@POLICY /'
@@ -87,6 +94,8 @@ if grep -q iscsitest=daemon /proc/cmdline; then
 		sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
 	done
 	echo "@@T added ms=$((n * 100)) luns=[$(luns $h)]"
+fi
+if grep -q iscsilvm=1 /proc/cmdline; then
 	# The boot policy of a root through LVM on a virtio-scsi disk (target
 	# 2, LUN 3), which the daemon attaches once its host appears: what the
 	# hook would write for a machine whose root that is.
@@ -104,6 +113,8 @@ if grep -q iscsitest=daemon /proc/cmdline; then
 	sed 's/^/@@LVMLOG /' /tmp/lvm.log | tail -5
 	scsi-quirks boot-policy /mnt/lv 2>&1 | sed 's/^/@@LVMPOLICY /'
 	umount /mnt/lv
+fi
+if grep -q iscsitest=daemon /proc/cmdline; then
 	sed 's/^/@@D /' /tmp/scand.log | grep -v "^@@D $" | tail -15
 fi
 echo "@@DONE"
@@ -112,32 +123,49 @@ poweroff -f
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The target's portal: an address of a private network namespace's
+# loopback, where tgtd listens and QEMU runs. The guest reaches it through
+# QEMU's user network as the same address (slirp connects to it from that
+# namespace), so the portal a SendTargets discovery returns (tgtd answers
+# with the address the initiator reached) is one the guest can log in to,
+# as dracut's iscsiroot needs. 10.0.2.2, slirp's alias for 127.0.0.1,
+# would be answered with 127.0.0.1.
+PORTAL_IP = "192.168.77.1"
+PORTAL_PORT = 3260
 
 
 class Target:
-    """tgtd on 127.0.0.1:PORT with its own control port, serving one target
-    of image files; stopped by close()."""
+    """tgtd in a network namespace of its own, listening on
+    PORTAL_IP:PORTAL_PORT with its own control port, serving one target of
+    image files; stopped by close()."""
 
     def __init__(self, tmp, luns):
-        self.port = free_port()
-        # tgtadm takes control ports up to 32767; one per test run
-        self.ctl = str(self.port % 30000 + 100)
-        self.proc = subprocess.Popen(["tgtd", "-f", "-C", self.ctl, "--iscsi",
-                                      f"portal=127.0.0.1:{self.port}"],
-                                     stdout=open(os.path.join(tmp, "tgtd.log"), "w"),
-                                     stderr=subprocess.STDOUT)
-        for _ in range(100):
-            if self.adm("--op", "show", "--mode", "system", check=False).returncode == 0:
-                break
-            time.sleep(0.1)
-        self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", TARGET)
-        for lun, path in luns:
-            self.map(lun, path)
-        self.adm("--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL")
+        self.port = PORTAL_PORT
+        self.netns = f"scsi-scan-iscsi-{os.getpid()}"
+        subprocess.run(["ip", "netns", "add", self.netns], check=True)
+        self.proc = None
+        try:
+            for cmd in (["link", "set", "lo", "up"],
+                        ["addr", "add", f"{PORTAL_IP}/32", "dev", "lo"]):
+                subprocess.run(["ip", "-n", self.netns, *cmd], check=True)
+            # tgtadm takes control ports up to 32767; one per test run
+            self.ctl = str(os.getpid() % 30000 + 100)
+            self.proc = subprocess.Popen(["ip", "netns", "exec", self.netns, "tgtd", "-f",
+                                          "-C", self.ctl, "--iscsi",
+                                          f"portal={PORTAL_IP}:{self.port}"],
+                                         stdout=open(os.path.join(tmp, "tgtd.log"), "w"),
+                                         stderr=subprocess.STDOUT)
+            for _ in range(100):
+                if self.adm("--op", "show", "--mode", "system", check=False).returncode == 0:
+                    break
+                time.sleep(0.1)
+            self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", TARGET)
+            for lun, path in luns:
+                self.map(lun, path)
+            self.adm("--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL")
+        except BaseException:
+            self.close()
+            raise
 
     def adm(self, *args, check=True):
         return subprocess.run(["tgtadm", "-C", self.ctl, "--lld", "iscsi", *args],
@@ -147,12 +175,18 @@ class Target:
         self.adm("--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", str(lun),
                  "-b", path)
 
+    def unmap(self, lun):
+        self.adm("--op", "delete", "--mode", "logicalunit", "--tid", "1", "--lun", str(lun),
+                 check=False)
+
     def close(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        subprocess.run(["ip", "netns", "del", self.netns])
 
 
 def make_root(path, tmp, staging, modules=()):
@@ -229,11 +263,43 @@ def make_initramfs(out, release, moddir, staging, ours, tmp, name, sysroot=None,
                       drivers="virtio_pci\nvirtio_net\n", extra_binds=[(etc, "/etc/iscsi")])
 
 
+def make_dracut_image(out, release, moddir, staging, ours, tmp, name, sysroot=None, env=""):
+    """This machine's dracut (systemd, network-legacy and 95iscsi inside)
+    for the kernel of @moddir, with the project's 95scsi-scan from
+    @staging if @ours; none a package put on this machine either way.
+    95scsi-scan reads the machine's devices under @sysroot; @env: more of
+    its environment."""
+    base = os.path.join(tmp, f"dracut-{name}")
+    vmlib.without_project("/usr/lib/dracut", base, ("modules.d/95scsi-scan",))
+    if ours:
+        shutil.copytree(os.path.join(staging, "usr", "lib", "dracut", "modules.d",
+                                     "95scsi-scan"),
+                        os.path.join(base, "modules.d", "95scsi-scan"))
+    sysroot = sysroot or os.path.join(tmp, "sys-none")
+    os.makedirs(os.path.join(sysroot, "sys/bus/scsi/devices"), exist_ok=True)
+    add = "iscsi network-legacy" + (" scsi-scan" if ours else "")
+    script = (f"{env} SCSI_SCAN_SYSROOT={sysroot} dracutbasedir={base} dracut --no-hostonly "
+              f"--no-hostonly-cmdline --kver {release} --kmoddir {moddir} --add '{add}' "
+              f"--omit 'plymouth crypt lvm mdraid dm dmraid multipath nfs ifcfg "
+              f"network-manager systemd-networkd' "
+              f"--drivers 'virtio_pci virtio_net sd_mod sg ext4 iscsi_tcp' "
+              f"--install '/lib/open-iscsi/startup-checks.sh /usr/bin/grep' --force {out}\n")
+    # the kernel's modules at /lib/modules/VERSION too, where dracut's
+    # checks of its modules look (modprobe -S VERSION)
+    fake = os.path.join(tmp, "lib-modules")
+    os.makedirs(fake, exist_ok=True)
+    if not os.path.exists(os.path.join(fake, release)):
+        os.symlink(moddir, os.path.join(fake, release))
+    p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules")])
+    if p.returncode != 0:
+        raise vmlib.VMError(f"dracut failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+
+
 def boot(vmlinuz, initrd, append, target, timeout=600, qemu_args=()):
     """Boots with a virtio-net NIC on QEMU's user network; maps LUN 4 on
     @target when the guest asks (@@MAP-LUN-4). Returns the console output,
     or what came before the timeout."""
-    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot",
+    cmd = ["ip", "netns", "exec", target.netns, "qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot",
            "-kernel", vmlinuz, "-initrd", initrd, "-append",
            f"console=ttyS0 panic=1 {append}", "-netdev", "user,id=n0",
            "-device", "virtio-net-pci,netdev=n0", *qemu_args]
@@ -289,11 +355,20 @@ def main():
             target.close()
 
 
+def image_file(image, path):
+    """The text of @path in the initramfs @image (lsinitrd reads both
+    mkinitramfs's and dracut's), or ""."""
+    p = subprocess.run(["lsinitrd", "-f", path, image], capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else ""
+
+
 def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
     t0 = time.monotonic()
     plain = os.path.join(tmp, "initrd-open-iscsi.img")
     ours = os.path.join(tmp, "initrd-ours.img")
     policied = os.path.join(tmp, "initrd-policy.img")
+    dracut_plain = os.path.join(tmp, "initrd-dracut-plain.img")
+    dracut_policied = os.path.join(tmp, "initrd-dracut-policy.img")
     make_initramfs(plain, release, moddir, staging, False, tmp, "conf-plain")
     make_initramfs(ours, release, moddir, staging, True, tmp, "conf-ours")
     # made on a machine whose root is LUN 1 of the session to TARGET, the
@@ -301,30 +376,42 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
     sysroot = iscsi_sysfs(os.path.join(tmp, "sys-iscsi"), 1, "sda", "8:0")
     make_initramfs(policied, release, moddir, staging, True, tmp, "conf-policy", sysroot,
                    iscsi_initramfs=(f"ISCSI_INITIATOR={INITIATOR}\nISCSI_TARGET_NAME={TARGET}\n"
-                                    f"ISCSI_TARGET_IP=10.0.2.2\n"
+                                    f"ISCSI_TARGET_IP={PORTAL_IP}\n"
                                     f"ISCSI_TARGET_PORT={target.port}\n"),
                    env="SCSI_SCAN_BOOT_POLICY=yes")
-    p = subprocess.run(["sh", "-c", f"unmkinitramfs {policied} {tmp}/y && "
-                        f"cat {tmp}/y/etc/scsi-scan/boot-policy.conf "
-                        f"{tmp}/y/main/etc/scsi-scan/boot-policy.conf 2>/dev/null; "
-                        f"ls -l {tmp}/y/usr/sbin/iscsistart {tmp}/y/main/usr/sbin/iscsistart "
-                        f"{tmp}/y/usr/lib/scsi-scan/iscsistart.open-iscsi "
-                        f"{tmp}/y/main/usr/lib/scsi-scan/iscsistart.open-iscsi 2>/dev/null"],
-                       capture_output=True, text=True)
-    policy = p.stdout
-    vmlib.log(f"three initramfs images built in {time.monotonic() - t0:.0f} s; the policy "
-              f"image carries:\n{policy}")
+    with_dracut = shutil.which("dracut") and os.path.isdir("/usr/lib/dracut/modules.d/95iscsi")
+    if with_dracut:
+        make_dracut_image(dracut_plain, release, moddir, staging, False, tmp, "plain")
+        make_dracut_image(dracut_policied, release, moddir, staging, True, tmp, "policy",
+                          sysroot, env="SCSI_SCAN_BOOT_POLICY=yes")
+    policies = {"initramfs-tools": image_file(policied, "etc/scsi-scan/boot-policy.conf")}
+    if with_dracut:
+        policies["dracut"] = image_file(dracut_policied, "etc/scsi-scan/boot-policy.conf")
+    vmlib.log(f"initramfs images built in {time.monotonic() - t0:.0f} s; the policy "
+              f"images carry:\n" + "\n".join(f"{k}:\n{v}" for k, v in policies.items()))
     params = (f"iscsi_initiator={INITIATOR} iscsi_target_name={TARGET} "
-              f"iscsi_target_ip=10.0.2.2 iscsi_target_port={target.port}")
+              f"iscsi_target_ip={PORTAL_IP} iscsi_target_port={target.port}")
     base = "ip=dhcp scsi_mod.scan=manual rootdelay=1 init=/init"
+    # dracut's forms (netroot=iscsi:, rd.iscsi.initiator); a failed boot
+    # powers off instead of waiting in an emergency shell
+    netroot = (f"netroot=iscsi:{PORTAL_IP}::{target.port}:1:{TARGET} "
+               f"rd.iscsi.initiator={INITIATOR} ip=dhcp rd.neednet=1")
+    dbase = (f"root=UUID={UUID} {netroot} scsi_mod.scan=manual init=/init rd.shell=0 "
+             f"rd.emergency=poweroff rd.timeout=300")
     cases = [
         ("open-iscsi alone", plain, f"root=UUID={UUID} {base} {params}"),
         ("ours, no policy", ours, f"root=UUID={UUID} {base} {params}"),
         ("ours, root=iscsi:", ours,
-         f"root=iscsi:10.0.2.2::{target.port}:1:{TARGET} {base} "
+         f"root=iscsi:{PORTAL_IP}::{target.port}:1:{TARGET} {base} "
          f"iscsi_initiator={INITIATOR}"),
-        ("ours, boot policy", policied, f"root=UUID={UUID} {base} iscsitest=daemon"),
+        ("ours, boot policy", policied,
+         f"root=UUID={UUID} {base} iscsitest=daemon iscsilvm=1"),
     ]
+    if with_dracut:
+        cases += [
+            ("dracut alone", dracut_plain, dbase),
+            ("dracut, boot policy", dracut_policied, f"{dbase} iscsitest=daemon"),
+        ]
     lvdisk = os.path.join(tmp, "lvm.img")
     subprocess.run(["truncate", "-s", "32M", lvdisk], check=True)
     virtio = ["-device", "virtio-scsi-pci,id=vs0", "-drive",
@@ -336,8 +423,10 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
         if only and not re.search(only, name):
             continue
         t1 = time.monotonic()
+        # LUN 4 is mapped during the boots that ask for it, not before
+        target.unmap(4)
         out = boot(vmlinuz, initrd, append, target,
-                   qemu_args=virtio if "iscsitest=daemon" in append else ())
+                   qemu_args=virtio if "iscsilvm=1" in append else ())
         outs[name] = out
         # SCSI_SCAN_KEEP_CONSOLE=DIR: each boot's whole console there
         keep = os.environ.get("SCSI_SCAN_KEEP_CONSOLE")
@@ -352,45 +441,76 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
                   f"{early.group(1) if early else '-'}")
         if not found:
             print("\n".join(out.splitlines()[-60:]))
-    every = ["0:0:0:0", "0:0:0:1", "0:0:0:2", "0:0:0:3"]
+
+    def host(name):
+        m = re.search(r"^@@ISCSIHOST (\d+)$", outs.get(name, ""), re.M)
+        return m.group(1) if m else None
+
+    def of_session(name, text):
+        """The session's LUNs among the H:C:T:L of @text (the guest's
+        other hosts, dracut's ata_piix, left out)."""
+        h = host(name)
+        return [int(x.split(":")[3]) for x in hctls(text) if x.split(":")[0] == h]
 
     def early(name):
         m = re.search(r"^@@EARLY (.*)$", outs.get(name, ""), re.M)
-        return hctls(m.group(1)) if m else None
+        return of_session(name, m.group(1)) if m else None
 
     def sysfs(name):
         m = re.search(r"^@@SYSFS (.*)$", outs.get(name, ""), re.M)
-        return hctls(m.group(1)) if m else None
+        return of_session(name, m.group(1)) if m else None
 
+    def login_to_root(name):
+        """Seconds from the session's host (the login) to the root's LUN
+        in the kernel's log, or None."""
+        out = outs.get(name, "")
+        login = re.search(r"^\[ *(\d+\.\d+)\] scsi host(\d+): iSCSI Initiator", out, re.M)
+        if not login:
+            return None
+        lun = re.search(rf"^\[ *(\d+\.\d+)\] scsi {login.group(2)}:0:0:1: ", out, re.M)
+        return float(lun.group(1)) - float(login.group(1)) if lun else None
+
+    every = [0, 1, 2, 3]
     for name, want, what in (
             ("open-iscsi alone", every, "iscsistart's own '- - -' attaches every LUN"),
             ("ours, no policy", every, "scsi-scan after iscsistart's login, no policy"),
             ("ours, root=iscsi:", every, "open-iscsi's script finds root=iscsi:'s LUN"),
-            ("ours, boot policy", ["0:0:0:1"], "only the root's LUN before the root")):
-        if only and not re.search(only, name):
+            ("ours, boot policy", [1], "only the root's LUN before the root"),
+            ("dracut alone", every, "dracut's iscsid login scans every LUN itself"),
+            ("dracut, boot policy", [1], "dracut: only the root's LUN before the root")):
+        if name not in outs:
             continue
-        got, seen = early(name), sysfs(name)
-        checks.check(name, MARKER in outs.get(name, "") and got == want and seen == want,
-                     f"{what}: root {'reached' if MARKER in outs.get(name, '') else 'NOT reached'}"
-                     f"; the kernel's log before the root: {got}; sysfs: {seen}")
-    if not only or re.search(only, "ours, boot policy"):
-        out = outs.get("ours, boot policy", "")
+        got, seen, delay = early(name), sysfs(name), login_to_root(name)
+        checks.check(name, MARKER in outs[name] and got == want and seen == want,
+                     f"{what}: root {'reached' if MARKER in outs[name] else 'NOT reached'}"
+                     f"; the session's LUNs in the kernel's log before the root: {got}; "
+                     f"in sysfs: {seen}; the root's LUN "
+                     f"{'-' if delay is None else f'{delay:.2f} s'} after the login")
+    for name, builder in (("ours, boot policy", "initramfs-tools"),
+                          ("dracut, boot policy", "dracut")):
+        if name not in outs:
+            continue
+        out = outs[name]
         derived = "\n".join(re.findall(r"^@@POLICY (.*)$", out, re.M))
+        policy = policies.get(builder, "")
         want_policy = f'iscsi_target = "{TARGET}"'
-        checks.check("policy derived", want_policy in policy and 'luns = { "1" }' in policy and
+        checks.check(f"policy derived, {builder}",
+                     want_policy in policy and 'luns = { "1" }' in policy and
                      want_policy in derived and 'luns = { "1" }' in derived,
-                     f"the hook's policy (from the image) and scsi-quirks boot-policy on the "
-                     f"booted root both name {TARGET} LUN 1:\n{derived}")
+                     f"the {builder} hook's policy (from the image) and scsi-quirks "
+                     f"boot-policy on the booted root both name {TARGET} LUN 1:\n{derived}")
         rest = re.search(r"^@@T rest ms=(\d+) luns=\[(.*)\]$", out, re.M)
         added = re.search(r"^@@T added ms=(\d+) luns=\[(.*)\]$", out, re.M)
-        checks.check("daemon takes over",
-                     bool(rest) and hctls(rest.group(2)) == every and bool(added) and
-                     hctls(added.group(2)) == every + ["0:0:0:4"],
+        checks.check(f"daemon takes over, {builder}",
+                     bool(rest) and of_session(name, rest.group(2)) == every and
+                     bool(added) and of_session(name, added.group(2)) == every + [4],
                      f"scsi-scand in the root: the rest of the target "
                      f"{rest.group(2) if rest else '-'} after {rest.group(1) if rest else '-'} ms; "
                      f"LUN 4 mapped on the target: {added.group(2) if added else '-'} after "
                      f"{added.group(1) if added else '-'} ms" +
                      ("" if added else "\n" + "\n".join(re.findall(r"^@@D .*$", out, re.M))))
+    if "ours, boot policy" in outs:
+        out = outs["ours, boot policy"]
         lv = re.search(r"^@@T lvm rc=(\d+) slaves=(.*)$", out, re.M)
         lvpolicy = "\n".join(re.findall(r"^@@LVMPOLICY (.*)$", out, re.M))
         checks.check("policy through LVM",
@@ -402,7 +522,9 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
                      f"virtio-scsi target 2 LUN 3: scsi-quirks boot-policy:\n{lvpolicy}" +
                      ("" if lv and lv.group(1) == "0" else "\n" + "\n".join(
                          re.findall(r"^@@LVMLOG .*$", out, re.M))))
-    return checks.finish(outs.get("ours, boot policy", ""))
+    if not with_dracut:
+        print("     dracut: not installed with its iscsi module here, its boots skipped")
+    return checks.finish(outs.get("dracut, boot policy", outs.get("ours, boot policy", "")))
 
 
 if __name__ == "__main__":
