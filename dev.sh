@@ -25,7 +25,7 @@ packages=(meson ninja-build gcc pkg-config python3 libconfuse-dev libjson-c-dev
 	  qemu-system-x86 busybox-static cpio kmod xz-utils sg3-utils udev strace
 	  initramfs-tools dracut-core e2fsprogs btrfs-progs util-linux systemd libsystemd-dev
 	  clang-14 clang-format-14 libclang-rt-14-dev libfuzzer-14-dev dmsetup open-iscsi lsscsi
-	  multipath-tools
+	  multipath-tools iproute2 dracut-network
 	  tgt)
 # And for ./dev.sh package (and the installed-system test, which boots it).
 pkg_packages=(debhelper dpkg-dev fakeroot lintian bash-completion mmdebstrap)
@@ -167,6 +167,9 @@ bench() {
 	echo
 	echo "== Root on iSCSI, a target of 256 LUNs: the boot policy against the kernel's scan (scan=sync)"
 	python3 "$top/bench/vm-bench-iscsi-root.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}"
+	echo
+	echo "== The same through dracut (iscsid): the boot policy against iscsid's scan (scan=sync)"
+	python3 "$top/bench/vm-bench-iscsi-root.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-3}" --dracut
 	echo
 	echo "== A volume on two paths with multipathd: attach and detach against os-brick's steps"
 	python3 "$top/bench/vm-bench-volume.py" "$build" "${BENCH_KERNEL:-6.12}" --rounds "${BENCH_ROUNDS:-5}"
