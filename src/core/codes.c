@@ -55,6 +55,7 @@ const char *scan_code_name(enum scan_code c)
 		[SC_ALREADY_ATTACHED] = "already-attached",
 		[SC_REACHED_THROUGH] = "reached-through",
 		[SC_KERNEL_SCAN_UNDONE] = "kernel-scan-undone",
+		[SC_KERNEL_SCAN_UNCHECKED] = "kernel-scan-unchecked",
 		[SC_NO_LONGER_REPORTED] = "no-longer-reported",
 		[SC_REMAPPED] = "remapped",
 		[SC_BOUND] = "bound",

@@ -2119,12 +2119,24 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		return 0;
 	case P_AFTER_UNDO:
 		/* Even a stopped scan takes back what the kernel attached
-		 * against the database. */
+		 * against the database. But the rest of a list handed over in
+		 * one write was handed over because nothing refuses any of it:
+		 * what a stopped scan has not checked yet stays, as the
+		 * kernel's own scan would leave it. */
 		while (m->ki < m->nkernel_luns) {
 			size_t k = m->ki++;
 
 			if (m->kernel_kept[k])
 				continue;
+			if (m->bound && t->batched) {
+				if (line(m, m->kernel_luns[k], LUN_ATTACHED,
+					 SC_KERNEL_SCAN_UNCHECKED,
+					 "attached by the kernel's scan of this target, not checked "
+					 "for ghosts: %s",
+					 m->bound_why) < 0)
+					return -ENOMEM;
+				continue;
+			}
 			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
 				"attached by the kernel's scan of this target; the quirk database "
 				"would not attach it",
