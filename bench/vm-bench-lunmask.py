@@ -13,7 +13,9 @@ Per round, in one boot (scsi_mod.scan=manual), the order alternating:
   the root LUN); the time from insmod to LUN 0's block device. Then
   scsi-scand starts (as the system does after the initramfs) and attaches
   the remaining LUNs with the full policy: the time to the last LUN's
-  block device.
+  block device, when it is stopped (its check of the LUNs its one write
+  handed over may still run: they stay attached). The LUNs attached then
+  and once udev has settled.
 systemd-udevd runs throughout, as on a real system. Medians with min-max.
 
 usage: vm-bench-lunmask.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
@@ -76,6 +78,8 @@ while [ $i -lt $ROUNDS ]; do
 			sed 's/^/@@L /' /tmp/boot.txt | head -3
 		fi
 		udevadm settle -t 300
+		echo "@@E $who round=$i settled_luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l)"
+		[ $who = ours ] && sed 's/^/@@D /' /tmp/scand.log | tail -3
 		for d in /sys/bus/scsi/devices/$h:*; do [ -e "$d" ] && echo 1 > $d/delete; done
 		udevadm settle -t 300
 		rmmod_wait scsi_debug
@@ -121,7 +125,15 @@ def main():
     print(f"| host appears to last LUN's block device | {stats(ms['kernel']['all'])} | "
           f"{stats(ms['ours']['all'])} (the daemon, after the root: "
           f"{stats(ms['ours']['rest'])}) |")
-    print(f"| LUNs attached at the end | {luns['kernel']} | {luns['ours']} |")
+    settled = {who: sorted({int(m) for m in re.findall(
+        rf"^@@E {who} round=\d+ settled_luns=(\d+)", out, re.M)}) for who in rows}
+    print(f"| LUNs attached when the last LUN's block device appeared | {luns['kernel']} | "
+          f"{luns['ours']} |")
+    print(f"| LUNs attached once udev settled (the daemon stopped) | {settled['kernel']} | "
+          f"{settled['ours']} |")
+    # the daemon's last words per round, for a count that falls short
+    for line in re.findall(r"^@@D (.*)$", out, re.M):
+        vmlib.log(f"scsi-scand: {line}")
     print(f"\nroot available: ours / kernel's whole scan = {orr / kr:.3f} "
           f"({kr / orr:.0f}x sooner)")
     return 0
