@@ -45,7 +45,8 @@ char *scsi_put_decimal(char *p, uint64_t v);
  * scsi_addr_format() - "H:C:T:L"
  * @a: the address
  * @buf: output
- * @len: size of @buf (32 is always enough)
+ * @len: size of @buf; the name is cut to it as snprintf() would (64 holds
+ *	any address, 32 any whose host, channel and id are below 100)
  *
  * Return: @buf.
  */
