@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Booting from an iSCSI target of 256 LUNs, on the real kernel: the root at
-LUN 1 of a target served by tgtd on this machine's loopback (the setup of
-tests/vm/test-iscsi-root.py), one mkinitramfs image with open-iscsi's files,
+LUN 1 of a target served by tgtd in a network namespace of this machine
+(the setup of tests/vm/test-iscsi-root.py), one mkinitramfs image with open-iscsi's files,
 the project's and the boot policy of a machine whose root is that LUN.
 
 Per round, the order alternating, two boots of the same image:
