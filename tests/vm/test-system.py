@@ -65,6 +65,8 @@ lunlist() { ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' |
 echo "@@R settle-probe=$(cat /run/settle-probe 2>/dev/null)"
 echo "@@R settle-now=$(lunlist)"
 echo "@@R settle-unit=$(systemctl is-active scsi-scan-settle.service) $(tr '\n' ' ' < /run/scsi-scan/state)"
+systemctl is-active -q scsi-scan-settle.service ||
+	journalctl -b -o short-monotonic -u scsi-scan-settle.service --no-pager | tail -8 | sed 's/^/@@SETTLELOG /'
 systemd-analyze blame --no-pager | head -3 | sed 's/^/@@BLAME /'
 luns() { ls /sys/bus/scsi/devices | grep -c "^$1:"; }
 # The flags the kernel applied to the second controller's COMPAQ MSA1000
@@ -623,7 +625,9 @@ def main():
               (what == "sync" or set(ctl2.split()) <= set(probe.split())),
               f"scsi-scan-settle.service {unit}; the unit after it saw "
               f"{len(probe.split()) if probe else 0} LUNs, "
-              f"{len(now.split()) if now else 0} attached at the end of the boot", width)
+              f"{len(now.split()) if now else 0} attached at the end of the boot" +
+              "".join(f"\n       {x}" for x in re.findall(r"^@@SETTLELOG (.*)$", text, re.M)),
+              width)
     t1 = re.search(r"^@@TIME (.*)$", out, re.M)
     t2 = re.search(r"^@@TIME (.*)$", out2, re.M)
     blame = re.findall(r"^@@BLAME (.*)$", out, re.M)
