@@ -284,13 +284,8 @@ def make_dracut_image(out, release, moddir, staging, ours, tmp, name, sysroot=No
               f"network-manager systemd-networkd' "
               f"--drivers 'virtio_pci virtio_net sd_mod sg ext4 iscsi_tcp' "
               f"--install '/lib/open-iscsi/startup-checks.sh /usr/bin/grep' --force {out}\n")
-    # the kernel's modules at /lib/modules/VERSION too, where dracut's
-    # checks of its modules look (modprobe -S VERSION)
-    fake = os.path.join(tmp, "lib-modules")
-    os.makedirs(fake, exist_ok=True)
-    if not os.path.exists(os.path.join(fake, release)):
-        os.symlink(moddir, os.path.join(fake, release))
-    p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, staging) + [(fake, "/lib/modules")])
+    p = vmlib.run_private(script, vmlib.hermetic_binds(tmp, staging) +
+                          [vmlib.modules_bind(tmp, release, moddir)])
     if p.returncode != 0:
         raise vmlib.VMError(f"dracut failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
 

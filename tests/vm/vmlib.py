@@ -595,6 +595,17 @@ def run_private(script, binds, timeout=None):
         lock.close()
 
 
+def modules_bind(tmp, release, moddir):
+    """The bind mount, for run_private(), that puts the kernel's modules
+    (@moddir) at /lib/modules/@release, where mkinitramfs and dracut look
+    for them (dracut's module checks run modprobe -S @release)."""
+    fake = os.path.join(tmp, "lib-modules")
+    os.makedirs(fake, exist_ok=True)
+    if not os.path.exists(os.path.join(fake, release)):
+        os.symlink(moddir, os.path.join(fake, release))
+    return (fake, "/lib/modules")
+
+
 def mkinitramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name, env="",
                 drivers="", extra_binds=()):
     """Debian's mkinitramfs with a configuration of our own in @tmp/@name
@@ -618,16 +629,12 @@ def mkinitramfs(out, release, moddir, staging, with_hook, tmp, sysroot, name, en
         shutil.copy2(os.path.join(it, "hooks", "scsi-scan"), os.path.join(conf, "hooks"))
         shutil.copytree(os.path.join(it, "scripts"), os.path.join(conf, "scripts"),
                         dirs_exist_ok=True)
-    # the kernel's modules at /lib/modules/VERSION, in a private namespace
-    fake = os.path.join(tmp, "lib-modules")
-    os.makedirs(fake, exist_ok=True)
-    if not os.path.exists(os.path.join(fake, release)):
-        os.symlink(moddir, os.path.join(fake, release))
+    # the kernel's modules at /lib/modules/VERSION, in a private namespace,
     # and its /boot (mkinitramfs reads the kernel's config there)
     boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(moddir))), "boot")
     # Only the tree under test's hook and scripts, never a copy of the
     # project installed on this machine (/usr/share/initramfs-tools).
-    binds = hermetic_binds(tmp, staging) + [(fake, "/lib/modules"), (boot, "/boot")]
+    binds = hermetic_binds(tmp, staging) + [modules_bind(tmp, release, moddir), (boot, "/boot")]
     binds += list(extra_binds)
     p = run_private(f"{env} SCSI_SCAN_ROOT={staging} SCSI_SCAN_SYSROOT={sysroot} "
                     f"mkinitramfs -d {conf} -o {out} {release}\n", binds)
