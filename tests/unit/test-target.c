@@ -770,6 +770,13 @@ static const char mask_by_wwid[] =
 	"lunmask \"t\" {\n wwid = \"naa.600100000000000000000000000000\"\n"
 	" luns = { 0-1 }\n}\n";
 
+/* A target of 21 LUNs whose rest went to one kernel write, the scan
+ * stopped once LUN 5 is checked: LUNs 6-20 stay attached, unchecked. */
+static const char stopped_in_check_trace[] =
+	"A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 K R2:vpd_pg83 R3:vpd_pg83 R4:vpd_pg83 R5:vpd_pg83 =found";
+static const char stopped_in_check_lines[] =
+	"0:attached:lun0 1:attached:listed 2:attached:kernel-scan 3:attached:kernel-scan 4:attached:kernel-scan 5:attached:kernel-scan 6:attached:kernel-scan-unchecked 7:attached:kernel-scan-unchecked 8:attached:kernel-scan-unchecked 9:attached:kernel-scan-unchecked 10:attached:kernel-scan-unchecked 11:attached:kernel-scan-unchecked 12:attached:kernel-scan-unchecked 13:attached:kernel-scan-unchecked 14:attached:kernel-scan-unchecked 15:attached:kernel-scan-unchecked 16:attached:kernel-scan-unchecked 17:attached:kernel-scan-unchecked 18:attached:kernel-scan-unchecked 19:attached:kernel-scan-unchecked 20:attached:kernel-scan-unchecked";
+
 static const struct target_case cases[] = {
 	{ .what = "SPC-3, LUNs 0-2, none attached",
 	  .world = W(.luns = "0-2"),
@@ -1184,11 +1191,9 @@ static const struct target_case cases[] = {
 	{ .what = "a long list, the host's scan stopped while the kernel's attaches are checked",
 	  .world = W(.luns = "0-20", .bound_after = "R5:vpd_pg83", .bound = -ECANCELED),
 	  .opt = O(),
-	  .trace =
-		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 K R2:vpd_pg83 R3:vpd_pg83 R4:vpd_pg83 R5:vpd_pg83 =found",
+	  .trace = stopped_in_check_trace,
 	  .end = TARGET_END_FOUND,
-	  .lines =
-		  "0:attached:lun0 1:attached:listed 2:attached:kernel-scan 3:attached:kernel-scan 4:attached:kernel-scan 5:attached:kernel-scan 6:attached:kernel-scan-unchecked 7:attached:kernel-scan-unchecked 8:attached:kernel-scan-unchecked 9:attached:kernel-scan-unchecked 10:attached:kernel-scan-unchecked 11:attached:kernel-scan-unchecked 12:attached:kernel-scan-unchecked 13:attached:kernel-scan-unchecked 14:attached:kernel-scan-unchecked 15:attached:kernel-scan-unchecked 16:attached:kernel-scan-unchecked 17:attached:kernel-scan-unchecked 18:attached:kernel-scan-unchecked 19:attached:kernel-scan-unchecked 20:attached:kernel-scan-unchecked",
+	  .lines = stopped_in_check_lines,
 	  .after = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
 	  .method_code = "scsi-3",
 	  .failed = true,
@@ -1196,11 +1201,9 @@ static const struct target_case cases[] = {
 	{ .what = "a long list, the target's time bound while the kernel's attaches are checked",
 	  .world = W(.luns = "0-20", .bound_after = "R5:vpd_pg83", .bound = -ETIMEDOUT),
 	  .opt = O(),
-	  .trace =
-		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 K R2:vpd_pg83 R3:vpd_pg83 R4:vpd_pg83 R5:vpd_pg83 =found",
+	  .trace = stopped_in_check_trace,
 	  .end = TARGET_END_FOUND,
-	  .lines =
-		  "0:attached:lun0 1:attached:listed 2:attached:kernel-scan 3:attached:kernel-scan 4:attached:kernel-scan 5:attached:kernel-scan 6:attached:kernel-scan-unchecked 7:attached:kernel-scan-unchecked 8:attached:kernel-scan-unchecked 9:attached:kernel-scan-unchecked 10:attached:kernel-scan-unchecked 11:attached:kernel-scan-unchecked 12:attached:kernel-scan-unchecked 13:attached:kernel-scan-unchecked 14:attached:kernel-scan-unchecked 15:attached:kernel-scan-unchecked 16:attached:kernel-scan-unchecked 17:attached:kernel-scan-unchecked 18:attached:kernel-scan-unchecked 19:attached:kernel-scan-unchecked 20:attached:kernel-scan-unchecked",
+	  .lines = stopped_in_check_lines,
 	  .after = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
 	  .method_code = "scsi-3",
 	  .failed = true },
