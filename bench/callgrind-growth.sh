@@ -8,6 +8,10 @@
 # (the fixed cost of starting, loading and reading sysfs taken out).
 # Prints "growth:" rows and, with --svg FILE, draws them.
 #
+# The hosts are laid out as the kernel's sysfs has them: each LUN under its
+# target in the host's device tree, linked from /sys/bus/scsi/devices
+# (FLAT=1: every LUN in that one directory, as the older fake trees).
+#
 # usage: callgrind-growth.sh BUILD_DIR QUIRKS_DIR [--svg FILE] [--quick]
 #        (--quick: to 4,096 LUNs and 8 hosts)
 set -eu
@@ -39,9 +43,13 @@ measure() {
 	echo 512 >"$root"/sys/module/scsi_mod/parameters/max_luns
 	: >"$root"/proc/self/mountinfo
 	for h in $(seq 0 $((hosts - 1))); do
-		mkdir -p "$root"/sys/class/scsi_host/host$h
+		mkdir -p "$root"/sys/class/scsi_host/host$h "$root"/sys/devices/fake/host$h
 		: >"$root"/sys/class/scsi_host/host$h/scan
 		echo fake >"$root"/sys/class/scsi_host/host$h/proc_name
+		# the host's device, where the fake kernel puts its targets and
+		# LUNs (linked from sys/bus/scsi/devices), as sysfs has them
+		[ -n "${FLAT:-}" ] ||
+			ln -s ../../../devices/fake/host$h "$root"/sys/class/scsi_host/host$h/device
 	done
 	{
 		for h in $(seq 0 $((hosts - 1))); do

@@ -15,7 +15,9 @@ root=$(mktemp -d)
 pid=
 trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$root"' EXIT
 mkdir -p "$root"/sys/bus/scsi/devices "$root"/sys/module/scsi_mod/parameters "$root"/dev \
-	"$root"/run "$root"/proc/self "$root"/sys/class/scsi_host/host0 "$root"/etc
+	"$root"/run "$root"/proc/self "$root"/sys/class/scsi_host/host0 "$root"/etc \
+	"$root"/sys/devices/fake/host0
+ln -s ../../../devices/fake/host0 "$root"/sys/class/scsi_host/host0/device
 : >"$root"/sys/class/scsi_host/host0/scan
 echo fake >"$root"/sys/class/scsi_host/host0/proc_name
 echo 512 >"$root"/sys/module/scsi_mod/parameters/max_luns

@@ -76,25 +76,108 @@ static int cmp_addr(const void *a, const void *b)
 	return scsi_addr_cmp(a, b);
 }
 
-int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,
-		  size_t *ret_count)
+struct addr_list {
+	struct scsi_addr *addrs;
+	size_t count, alloc;
+};
+
+static int addr_list_add(struct addr_list *list, const struct scsi_addr *a)
 {
-	struct scsi_addr *addrs = NULL;
-	size_t count = 0, alloc = 0;
+	if (list->count == list->alloc) {
+		size_t alloc = list->alloc ? list->alloc * 2 : 64;
+		struct scsi_addr *p = realloc(list->addrs, alloc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		list->addrs = p;
+		list->alloc = alloc;
+	}
+	list->addrs[list->count++] = *a;
+	return 0;
+}
+
+/* Transport objects between a host and its LUNs: SAS ports, expanders and
+ * end devices nest two levels per expander; no topology goes this deep. */
+#define HOST_TREE_DEPTH 16
+
+/*
+ * The devices of host @host in the directory @fd (closed here): its entries
+ * named H:C:T:L, and those of the directories below it (targets, iSCSI
+ * sessions, FC remote ports, SAS ports and end devices, and the class and
+ * power directories, which hold none). A device's own directory is not
+ * entered, and links (subsystem, driver, device) are not followed.
+ */
+static int host_tree_devices(int fd, unsigned int host, unsigned int depth, struct addr_list *list)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		struct scsi_addr a;
+		int sub;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (scsi_name_hctl(de->d_name, &a) == 0) {
+			if (a.host != host)
+				continue;
+			r = addr_list_add(list, &a);
+			if (r < 0)
+				break;
+			continue;
+		}
+		if (!depth)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		r = host_tree_devices(sub, host, depth - 1, list);
+		if (r < 0)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+/* Every host's devices are in one directory, /sys/bus/scsi/devices: a
+ * host's listing reads only that host's part of the device tree instead,
+ * so that the scans of many hosts do not each read every host's LUNs. A
+ * tree without the host's device link (a test's) is listed the old way. */
+static int host_devices(const struct sysfs_ctx *ctx, unsigned int host, struct addr_list *list)
+{
+	char path[PATH_MAX];
+	int r, fd;
+
+	r = sysfs_path(ctx, path, sizeof(path), "/sys/class/scsi_host/host%u/device", host);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
+	return host_tree_devices(fd, host, HOST_TREE_DEPTH, list);
+}
+
+static int bus_devices(const struct sysfs_ctx *ctx, int host, struct addr_list *list)
+{
 	struct dirent *de;
 	size_t plen = 0;
 	char prefix[16];
 	DIR *d;
 	int r;
 
-	/* Every host's devices are in one directory: a host's scan must not
-	 * pay a full parse for each LUN of every other host. */
 	if (host != SCAN_WILDCARD)
 		plen = (size_t)snprintf(prefix, sizeof(prefix), "%d:", host);
 	r = sysfs_open_dir(ctx, "/sys/bus/scsi/devices", &d);
-	if (r < 0)
+	if (r < 0 || !d)
 		return r;
-	while (d && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		struct scsi_addr a;
 
 		if (plen && strncmp(de->d_name, prefix, plen) != 0)
@@ -103,26 +186,32 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 			continue;
 		if (host != SCAN_WILDCARD && a.host != (unsigned int)host)
 			continue;
-		if (count == alloc) {
-			struct scsi_addr *p;
-
-			alloc = alloc ? alloc * 2 : 64;
-			p = realloc(addrs, alloc * sizeof(*p));
-			if (!p) {
-				closedir(d);
-				free(addrs);
-				return -ENOMEM;
-			}
-			addrs = p;
-		}
-		addrs[count++] = a;
+		r = addr_list_add(list, &a);
+		if (r < 0)
+			break;
 	}
-	if (d)
-		closedir(d);
-	if (count)
-		qsort(addrs, count, sizeof(*addrs), cmp_addr);
-	*ret_addrs = addrs;
-	*ret_count = count;
+	closedir(d);
+	return r;
+}
+
+int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,
+		  size_t *ret_count)
+{
+	struct addr_list list = { 0 };
+	int r = 1;
+
+	if (host != SCAN_WILDCARD)
+		r = host_devices(ctx, (unsigned int)host, &list);
+	if (r > 0)
+		r = bus_devices(ctx, host, &list);
+	if (r < 0) {
+		free(list.addrs);
+		return r;
+	}
+	if (list.count)
+		qsort(list.addrs, list.count, sizeof(*list.addrs), cmp_addr);
+	*ret_addrs = list.addrs;
+	*ret_count = list.count;
 	return 0;
 }
 

@@ -18,7 +18,7 @@ SCAN, FAKE, QUIRKS, QUIRKS_TOOL = sys.argv[1:5]
 
 
 class Tree:
-    def __init__(self, script, hosts=(0,), proc_name="fake"):
+    def __init__(self, script, hosts=(0,), proc_name="fake", device_tree=False):
         self.root = tempfile.mkdtemp(prefix="scsi-scan-tree-")
         self.log = os.path.join(self.root, "fake-kernel.log")
         self.script = os.path.join(self.root, "script")
@@ -33,6 +33,11 @@ class Tree:
             open(os.path.join(hd, "scan"), "w").close()
             with open(os.path.join(hd, "proc_name"), "w") as f:
                 f.write(proc_name + "\n")
+            if device_tree:
+                # the host's device, where the kernel's sysfs puts its
+                # targets and LUNs (the fake kernel attaches them there)
+                os.makedirs(os.path.join(self.root, f"sys/devices/fake/host{h}"))
+                os.symlink(f"../../../devices/fake/host{h}", os.path.join(hd, "device"))
         self.write("sys/module/scsi_mod/parameters/max_luns", "512\n")
         self.write("proc/self/mountinfo", "")
 
@@ -860,6 +865,54 @@ class CompiledImage(ScanTest):
         self.assertEqual(p.returncode, 1)
         self.assertIn("cannot compile the database into /nonexistent/etc/scsi-scan/quirks.bin",
                       p.stderr)
+
+
+class DeviceTree(ScanTest):
+    """Hosts with their device links, as the kernel's sysfs has them: a
+    host's LUNs are listed from its own part of the device tree."""
+
+    SCRIPT = ("host 0 max_id 2 max_lun 49410\n"
+              "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\nlu 0:0:1:0 version 5\n"
+              "host 1 max_id 1 max_lun 49410\n"
+              "lu 1:0:0:0 version 5\nlu 1:0:0:3 version 5\n")
+
+    def test_luns_found_under_their_host(self):
+        t = self.tree(self.SCRIPT, hosts=(0, 1), device_tree=True)
+        # A LUN already attached below a transport's object between the
+        # host and its target (an iSCSI session's, an FC remote port's).
+        rel = "sys/devices/fake/host0/session1/target0:0:1/0:0:1:0"
+        t.attrs(rel, vendor="Linux   ", model="scsi_debug      ", type=0, state="running")
+        os.makedirs(os.path.join(t.root, rel, "scsi_generic/sg9"))
+        t.write("dev/sg9", "")
+        os.symlink("../../../devices/fake/host0/session1/target0:0:1/0:0:1:0",
+                   os.path.join(t.root, "sys/bus/scsi/devices/0:0:1:0"))
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "1:0:0:0", "1:0:0:3"])
+        for hctl in ("0:0:0:1", "1:0:0:3"):
+            link = os.path.join(t.root, "sys/bus/scsi/devices", hctl)
+            host = hctl.split(":")[0]
+            self.assertTrue(os.path.islink(link))
+            self.assertEqual(os.path.realpath(link), os.path.realpath(os.path.join(
+                t.root, f"sys/devices/fake/host{host}/target{hctl.rsplit(':', 1)[0]}/{hctl}")))
+        self.assertEqual(self.lun_outcomes(r, "0:0:1")[0], {0: "present"})
+        self.assertEqual(self.lun_outcomes(r, "1:0:0")[0], {0: "attached", 3: "attached"})
+        listed = [d["hctl"] for d in json.loads(t.run("list", "host0", "--json",
+                                                      rc=0).stdout)["devices"]]
+        self.assertEqual(listed, ["0:0:0:0", "0:0:0:1", "0:0:1:0"])
+        # a second scan finds the target's LUNs attached: none probed again
+        before = len(t.commands())
+        r = t.json("host1", rc=0)
+        self.assertEqual(self.lun_outcomes(r, "1:0:0")[0], {0: "present", 3: "present"})
+        new = t.commands()[before:]
+        self.assertFalse([c for c in new if c.startswith(("attach", "scan host1 0 0 "))], new)
+        # a LUN the target stops listing is deleted from under its target
+        with open(t.script, "a") as f:
+            f.write("report 1:0:0 list 0\n")
+        r = t.json("--remove", "host1", rc=0)
+        self.assertEqual(self.lun_outcomes(r, "1:0:0")[0][3], "removed")
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:1", "0:0:1:0", "1:0:0:0"])
+        self.assertFalse(os.path.exists(os.path.join(t.root,
+                                                     "sys/devices/fake/host1/target1:0:0/1:0:0:3")))
 
 
 class Remove(ScanTest):

@@ -51,6 +51,12 @@
  * FAILED, and scan writes attach nothing. A LUN
  * "mounted" on PATH gets a disk sdX (240:16n) that is mounted there as soon
  * as it is attached, as an automounter or a stale fstab entry would do.
+ *
+ * A host whose device directory ROOT/sys/devices/fake/hostH exists (the
+ * tree links sys/class/scsi_host/hostH/device to it) gets its LUNs as the
+ * kernel's sysfs lays them out: under targetH:C:T there, each linked from
+ * sys/bus/scsi/devices; a delete removes the LUN, and its target with the
+ * last one.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -502,15 +508,45 @@ static void mount_disk(const char *dir, int n, const char *where)
 	fclose(f);
 }
 
+/*
+ * Makes the directory of device H:C:T:L and puts its path in @dir. A host
+ * with a device tree (ROOT/sys/devices/fake/hostH, the host's "device" in
+ * its class directory linking to it) has its devices under their targets
+ * there, each linked from sys/bus/scsi/devices, as the kernel's sysfs has
+ * them; otherwise the device's directory is in sys/bus/scsi/devices.
+ */
+static void make_device_dir(char *dir, size_t len, unsigned int h, unsigned int c, unsigned int t,
+			    uint64_t l)
+{
+	char host[PATH_MAX], link[PATH_MAX], rel[128];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, root, h, c, t, l);
+	snprintf(host, sizeof(host), "%s/sys/devices/fake/host%u", root, h);
+	if (stat(host, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(dir, len, "%s", link);
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir %s: %s", dir, strerror(errno));
+		return;
+	}
+	snprintf(dir, len, "%s/target%u:%u:%u", host, h, c, t);
+	mkdir(dir, 0755);
+	snprintf(dir, len, "%s/target%u:%u:%u/%u:%u:%u:%" PRIu64, host, h, c, t, h, c, t, l);
+	if (mkdir(dir, 0755) < 0)
+		die("mkdir %s: %s", dir, strerror(errno));
+	snprintf(rel, sizeof(rel), "../../../devices/fake/host%u/target%u:%u:%u/%u:%u:%u:%" PRIu64,
+		 h, h, c, t, h, c, t, l);
+	if (symlink(rel, link) < 0)
+		die("symlink %s: %s", link, strerror(errno));
+}
+
 static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, const struct lu *u)
 {
 	char dir[PATH_MAX], sub[PATH_MAX + 32], text[320], sg[32];
 	uint8_t inq[96];
 	int n = next_sg();
 
-	snprintf(dir, sizeof(dir), "%s/sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, root, h, c, t, l);
-	if (mkdir(dir, 0755) < 0)
-		die("mkdir %s: %s", dir, strerror(errno));
+	make_device_dir(dir, sizeof(dir), h, c, t, l);
 	inquiry_bytes(u, l, inq);
 	snprintf(text, sizeof(text), "%-8.8s\n", u->vendor);
 	put_file(dir, "vendor", text, strlen(text));
@@ -720,6 +756,20 @@ static int fake_delete(const char *path, size_t n)
 		}
 	}
 	note("delete %s", strrchr(dir, '/') + 1);
+	{
+		char real[PATH_MAX];
+		struct stat st;
+
+		/* A link into a host's device tree: the device goes from
+		 * under its target, and the target with its last device. */
+		if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && realpath(dir, real)) {
+			remove_tree(real);
+			unlink(dir);
+			*strrchr(real, '/') = '\0';
+			rmdir(real);
+			return (int)n;
+		}
+	}
 	remove_tree(dir);
 	return (int)n;
 }
@@ -822,6 +872,30 @@ static ssize_t fake_device_info(const char *path, const void *buf, size_t n)
 	return (ssize_t)n;
 }
 
+/* A file of a device in a host's device tree, by the name of its link in
+ * sys/bus/scsi/devices, where the writes below look for it: the path a
+ * file descriptor's link in /proc names is the tree's. */
+static void device_tree_path(char *path, size_t len)
+{
+	size_t rl = strlen(root);
+	char *p, rest[PATH_MAX];
+
+	if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/sys/devices/fake/", 18) != 0)
+		return;
+	for (p = path + rl + 18; (p = strchr(p, '/')); p++) {
+		unsigned int h, c, t;
+		uint64_t l;
+		int end = 0;
+
+		if (sscanf(p + 1, "%u:%u:%u:%" SCNu64 "%n", &h, &c, &t, &l, &end) == 4 &&
+		    (p[1 + end] == '/' || !p[1 + end])) {
+			snprintf(rest, sizeof(rest), "%s", p + 1);
+			snprintf(path + rl, len - rl, "/sys/bus/scsi/devices/%s", rest);
+			return;
+		}
+	}
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -838,6 +912,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 		return real_write(fd, buf, n);
 	path[len] = '\0';
 	rl = strlen(root);
+	device_tree_path(path, sizeof(path));
 	if (strncmp(path, root, rl) != 0)
 		return real_write(fd, buf, n);
 	if (sscanf(path + rl, "/sys/class/scsi_host/host%u/scan", &h) == 1 &&
