@@ -206,6 +206,26 @@ for script in init-premount local-block; do
 		fi
 	done
 done
+# A machine with no SCSI controller of its own (a root on iSCSI in a
+# host-only image): scsi_mod is not loaded when init-premount runs, and its
+# scan mode is there only once the script's modprobe of sg has loaded it
+# with the image's modprobe.d; the boot's policy must still be put in place.
+rm -f "$tmp/scanmode" "$tmp/run/boot-lunmask.conf"
+cat > "$tmp/bin/modprobe" <<EOS
+#!/bin/sh
+[ "\$*" = "-q sg" ] && echo manual > "$tmp/scanmode"
+exit 0
+EOS
+: > "$tmp/log"
+echo "root=/dev/sda1 scsi_scan.lunmask=iscsi,iqn.2026-12.org.example:root,1" > "$tmp/cmdline"
+fake_paths "$src/initramfs-tools/scripts/init-premount/scsi-scan" > "$tmp/script"
+quiet=y PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script" ||
+	{ echo "FAIL: init-premount exits non-zero"; fail=1; }
+check grep -q 'lunmask "kernel command line 1"' "$tmp/run/boot-lunmask.conf"
+check grep -q -- "args: --wait --time-limit 120 --quirks-file $tmp/run/boot-lunmask.conf" "$tmp/log"
+rm -f "$tmp/run/boot-lunmask.conf"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/modprobe"
+echo manual > "$tmp/scanmode"
 : > "$tmp/log"
 cat > "$tmp/settled" <<EOS
 getarg() { echo 9; }
