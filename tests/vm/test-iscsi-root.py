@@ -290,11 +290,12 @@ def make_dracut_image(out, release, moddir, staging, ours, tmp, name, sysroot=No
         raise vmlib.VMError(f"dracut failed:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
 
 
-def boot(vmlinuz, initrd, append, target, timeout=600, qemu_args=()):
+def boot(vmlinuz, initrd, append, target, timeout=600, qemu_args=(), memory=1024, smp=1):
     """Boots with a virtio-net NIC on QEMU's user network; maps LUN 4 on
     @target when the guest asks (@@MAP-LUN-4). Returns the console output,
     or what came before the timeout."""
-    cmd = ["ip", "netns", "exec", target.netns, "qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot",
+    cmd = ["ip", "netns", "exec", target.netns, "qemu-system-x86_64", "-accel", "tcg",
+           "-m", str(memory), "-smp", str(smp), "-nographic", "-no-reboot",
            "-kernel", vmlinuz, "-initrd", initrd, "-append",
            f"console=ttyS0 panic=1 {append}", "-netdev", "user,id=n0",
            "-device", "virtio-net-pci,netdev=n0", *qemu_args]

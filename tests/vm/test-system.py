@@ -38,7 +38,8 @@ import vmlib  # noqa: E402
 BUILD, SERIES = sys.argv[1], sys.argv[2]
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGES = ["systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "kmod", "sg3-utils",
-            "e2fsprogs", "procps", "lsscsi", "libconfuse2", "libjson-c5", "libsgutils2-1.46-2"]
+            "e2fsprogs", "procps", "lsscsi", "libconfuse2", "libjson-c5", "libsgutils2-1.46-2",
+            "open-iscsi"]
 LABEL = "sysroot"
 # The root disk, and only it, for the initramfs: target 0 of a virtio-scsi
 # host (the second controller's target 0 matches too, by the same address).
@@ -328,7 +329,11 @@ export DEBIAN_FRONTEND=noninteractive
 # read no device of it.
 mkdir -p $R/tmp/nosys
 export SCSI_SCAN_SYSROOT=/tmp/nosys
+# The image is made once, below, with the package switched on: not also
+# by initramfs-tools' trigger during the install.
+sed -i 's/^update_initramfs=.*/update_initramfs=no/' $R/etc/initramfs-tools/update-initramfs.conf
 chroot $R apt-get install -y -q /tmp/{name} >/dev/null
+sed -i 's/^update_initramfs=.*/update_initramfs=yes/' $R/etc/initramfs-tools/update-initramfs.conf
 mkdir -p $R/etc/scsi-scan/quirks.d
 cp {flags_conf} $R/etc/scsi-scan/quirks.d/50-flags.conf
 # README.md, "Switching scanning to user space": the package's files are in
