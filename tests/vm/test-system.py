@@ -22,6 +22,7 @@ kernel scans, the daemon does nothing; the boot time to "running" of both.
 usage: test-system.py BUILD_DIR KERNEL_SERIES   (needs root: chroot, mount)
 """
 
+import fcntl
 import glob
 import hashlib
 import os
@@ -246,14 +247,20 @@ def base_tarball():
     if os.path.exists(path):
         return path
     os.makedirs(vmlib.CACHE, exist_ok=True)
-    vmlib.log(f"mmdebstrap bookworm from {deb_lines[0].split()[1]} (once; cached in {path})")
-    t0 = time.monotonic()
-    subprocess.run(["mmdebstrap", "--variant=minbase", "--format=tar",
-                    "--include=" + ",".join(PACKAGES),
-                    "bookworm", path + ".part", *deb_lines], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.rename(path + ".part", path)
-    vmlib.log(f"root file system built in {time.monotonic() - t0:.0f} s")
+    # test-system-iscsi.py starts at the same time and wants the same one:
+    # one builds it, the other waits for it.
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(path):
+            return path
+        vmlib.log(f"mmdebstrap bookworm from {deb_lines[0].split()[1]} (once; cached in {path})")
+        t0 = time.monotonic()
+        subprocess.run(["mmdebstrap", "--variant=minbase", "--format=tar",
+                        "--include=" + ",".join(PACKAGES),
+                        "bookworm", path + ".part", *deb_lines], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.rename(path + ".part", path)
+        vmlib.log(f"root file system built in {time.monotonic() - t0:.0f} s")
     return path
 
 
