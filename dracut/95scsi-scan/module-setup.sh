@@ -85,6 +85,9 @@ install() {
 	fi
 	# A boot LUN mask makes the scan manual, as dracut's 95lunmask does.
 	inst_hook cmdline 30 "$moddir/scsi-scan-cmdline.sh"
+	# The wait for the root with the boot policy, which the settled hook
+	# sources.
+	inst_simple "@pkglibdir@/boot-policy.sh" /usr/lib/scsi-scan/boot-policy.sh
 	# Runs on every pass of the main loop until the root device appears.
 	inst_hook initqueue/settled 10 "$moddir/scsi-scan-settled.sh"
 }

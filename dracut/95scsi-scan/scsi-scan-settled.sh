@@ -25,12 +25,10 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 			warn "$(cat /run/scsi-scan-lunmask.err); every LUN is attached"
 	fi
 	# Otherwise the boot policy of a host-only image (scsi-quirks
-	# boot-policy): the root's LUNs only, unless scsi_scan.bootpolicy=0. It
-	# names them as they were when the image was made: a root not found
-	# within 5 s of passes (moved to another LUN, another array) is looked
-	# for on every LUN. The 5 s count from the last new SCSI host or
-	# transport target (an iSCSI session's login, an FC remote port, a SAS
-	# end device): a root on the network cannot appear before its session.
+	# boot-policy): the root's LUNs only, unless scsi_scan.bootpolicy=0;
+	# dropped once the root has not appeared within 5 s of passes
+	# (boot-policy.sh says how they count): it may have moved to a LUN the
+	# policy does not name.
 	if [ ! -e "$scsi_scan_policy" ] && [ -s /etc/scsi-scan/boot-policy.conf ] &&
 		[ "$(getarg scsi_scan.bootpolicy=)" != 0 ]; then
 		mkdir -p /run/scsi-scan
@@ -38,27 +36,9 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 		: >/run/scsi-scan/boot-policy.since
 	fi
 	if [ -e /run/scsi-scan/boot-policy.since ] && [ -s "$scsi_scan_policy" ]; then
-		scsi_scan_seen=$(echo /sys/class/scsi_host/* /sys/class/iscsi_session/* \
-			/sys/class/fc_remote_ports/* /sys/class/sas_end_device/*)
-		scsi_scan_was=
-		[ -s /run/scsi-scan/boot-policy.seen ] &&
-			read -r scsi_scan_was </run/scsi-scan/boot-policy.seen
-		read -r scsi_scan_up _ </proc/uptime
-		scsi_scan_up=${scsi_scan_up%%.*}
-		if [ "$scsi_scan_seen" != "$scsi_scan_was" ] ||
-			[ ! -s /run/scsi-scan/boot-policy.since ]; then
-			echo "$scsi_scan_seen" >/run/scsi-scan/boot-policy.seen
-			echo "$scsi_scan_up" >/run/scsi-scan/boot-policy.since
-		fi
-		read -r scsi_scan_since </run/scsi-scan/boot-policy.since
-		if [ $((scsi_scan_up - scsi_scan_since)) -ge 5 ]; then
-			: >"$scsi_scan_policy"
-			scsi_scan_msg="scsi-scan: the root is on none of the LUNs of the image's boot"
-			scsi_scan_msg="$scsi_scan_msg policy; every LUN is attached (dracut -f makes"
-			scsi_scan_msg="$scsi_scan_msg the policy again)"
-			echo "$scsi_scan_msg" >>/run/scsi-scan.log
-			warn "$scsi_scan_msg"
-		fi
+		# shellcheck disable=SC1091 # the image's copy of boot/boot-policy.sh
+		. /usr/lib/scsi-scan/boot-policy.sh
+		scsi_scan_policy_waited && warn "$(scsi_scan_policy_drop "dracut -f")"
 	fi
 	scsi_scan_files=
 	[ -s "$scsi_scan_policy" ] && scsi_scan_files=$scsi_scan_policy

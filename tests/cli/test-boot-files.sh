@@ -16,16 +16,18 @@ for f in usr/share/initramfs-tools/hooks/scsi-scan \
 	 usr/lib/scsi-scan/iscsistart; do
 	check test -x "$dest/$f"
 done
+check test -f "$dest/usr/lib/scsi-scan/boot-policy.sh"
 for f in "$src"/initramfs-tools/hooks/scsi-scan "$src"/initramfs-tools/scripts/*/scsi-scan \
 	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh \
-	 "$src"/initramfs-tools/iscsistart; do
+	 "$src"/initramfs-tools/iscsistart "$src"/boot/boot-policy.sh; do
 	check sh -n "$f"
 done
 check bash -n "$src"/dracut/95scsi-scan/module-setup.sh
 if command -v shellcheck >/dev/null; then
 	check shellcheck -s sh "$src"/initramfs-tools/hooks/scsi-scan \
 		"$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
-		"$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart
+		"$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart \
+		"$src"/boot/boot-policy.sh
 	check shellcheck -s bash "$src"/dracut/95scsi-scan/module-setup.sh
 fi
 # dracut: the module installs the binary, the quirk directories and the hook
@@ -41,6 +43,7 @@ check grep -q "copy_exec \"\$root$bindir/scsi-scan\" /usr/bin/scsi-scan" "$hi"
 if grep -q '@[a-z_]*@' "$mi" "$hi"; then echo "FAIL: placeholders left in $mi $hi"; fail=1; fi
 check grep -q 'inst_hook initqueue/settled' "$m"
 check grep -q 'inst_hook cmdline 30 "$moddir/scsi-scan-cmdline.sh"' "$m"
+check grep -q 'inst_simple "@pkglibdir@/boot-policy.sh" /usr/lib/scsi-scan/boot-policy.sh' "$m"
 # both masks' spellings reach the boot's policy
 for f in "$src"/initramfs-tools/scripts/init-premount/scsi-scan \
 	 "$src"/dracut/95scsi-scan/scsi-scan-settled.sh "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh; do
@@ -51,7 +54,8 @@ check grep -q 'instmods sg' "$m"
 # the boot scripts run on klibc's tools when the initramfs has no busybox
 # (Debian's default without the busybox package): no grep, rm, tail, sed
 for f in "$src"/initramfs-tools/scripts/*/scsi-scan "$src"/dracut/95scsi-scan/scsi-scan-settled.sh \
-	 "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart; do
+	 "$src"/dracut/95scsi-scan/scsi-scan-cmdline.sh "$src"/initramfs-tools/iscsistart \
+	 "$src"/boot/boot-policy.sh; do
 	if sed 's/#.*//' "$f" | grep -Eq '(^|[|;&(]|\$\()[[:space:]]*(grep|rm|tail|head|sed|awk|tr)[[:space:]]'; then
 		echo "FAIL: $f calls a tool the initramfs may lack"; fail=1
 	fi
@@ -75,6 +79,7 @@ check grep -q "copy_exec $dest/usr/bin/scsi-quirks /usr/bin/scsi-quirks" "$tmp/l
 check grep -q 'inst_binary "@bindir@/scsi-quirks" /usr/bin/scsi-quirks' "$m"
 check grep -q "module sg" "$tmp/log"
 check test -f "$tmp/dest/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf"
+check cmp -s "$src/boot/boot-policy.sh" "$tmp/dest/usr/lib/scsi-scan/boot-policy.sh"
 # and the compiled database of those copies, with the paths they have at boot
 check grep -q "/usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf" "$tmp/dest/etc/scsi-scan/quirks.bin"
 if grep -q "$tmp" "$tmp/dest/etc/scsi-scan/quirks.bin"; then
@@ -188,8 +193,11 @@ fake_paths() {
 	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" -e "s|/run/scsi-scan/|$tmp/run/|g" \
 	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" \
 	    -e "s|/etc/scsi-scan/boot-policy.conf|$tmp/image-boot-policy.conf|g" \
+	    -e "s|/usr/lib/scsi-scan/boot-policy.sh|$tmp/boot-policy.sh|g" \
 	    -e "s|/sys/class/|$tmp/sys/class/|g" "$1"
 }
+# what the boot scripts source, on the same paths
+fake_paths "$src/boot/boot-policy.sh" > "$tmp/boot-policy.sh"
 for script in init-premount local-block; do
 	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
 		: > "$tmp/log"

@@ -68,7 +68,8 @@ dracutbasedir={base} dracut --no-hostonly --no-hostonly-cmdline --kver {release}
     want = ["usr/bin/scsi-scan", "usr/lib/scsi-scan/quirks.d/10-linux-nolun.conf",
             "usr/lib/scsi-scan/quirks.d/20-linux-lun-scan.conf",
             "usr/lib/scsi-scan/quirks.d/30-linux-runtime.conf",
-            "usr/lib/dracut/hooks/initqueue/settled/10-scsi-scan-settled.sh"]
+            "usr/lib/dracut/hooks/initqueue/settled/10-scsi-scan-settled.sh",
+            "usr/lib/scsi-scan/boot-policy.sh"]
     missing = [w for w in want if w not in listing]
     if not any(line.endswith("/sg.ko") or "/sg.ko." in line for line in listing):
         missing.append("sg.ko")

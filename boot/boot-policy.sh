@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
+# Sourced by the boot scripts that wait for the root with the image's boot
+# policy (initramfs-tools' local-block, dracut's initqueue/settled hook);
+# installed at /usr/lib/scsi-scan/boot-policy.sh in the image. Defines
+# functions only. POSIX sh, klibc's tools: no grep, rm, sed.
+#
+# The boot policy names the root's LUNs as they were when the image was
+# made: a root not found within 5 s of waiting (moved to another LUN,
+# another array) is looked for on every LUN. The 5 s count from the first
+# call, and again from the last new SCSI host or transport target (an
+# iSCSI session's login, an FC remote port, a SAS end device): a root on
+# the network cannot appear before its session.
+
+# scsi_scan_policy_waited - whether the boot has waited 5 s for its root
+# since the SCSI hosts and transport targets last changed. Keeps what it saw
+# and since when in /run/scsi-scan/boot-policy.seen and .since.
+scsi_scan_policy_waited() {
+	scsi_scan_seen=$(echo /sys/class/scsi_host/* /sys/class/iscsi_session/* \
+		/sys/class/fc_remote_ports/* /sys/class/sas_end_device/*)
+	scsi_scan_was=
+	[ -s /run/scsi-scan/boot-policy.seen ] &&
+		read -r scsi_scan_was </run/scsi-scan/boot-policy.seen
+	read -r scsi_scan_up _ </proc/uptime
+	scsi_scan_up=${scsi_scan_up%%.*}
+	if [ "$scsi_scan_seen" != "$scsi_scan_was" ] ||
+		[ ! -s /run/scsi-scan/boot-policy.since ]; then
+		echo "$scsi_scan_seen" >/run/scsi-scan/boot-policy.seen
+		echo "$scsi_scan_up" >/run/scsi-scan/boot-policy.since
+	fi
+	read -r scsi_scan_since </run/scsi-scan/boot-policy.since
+	[ $((scsi_scan_up - scsi_scan_since)) -ge 5 ]
+}
+
+# scsi_scan_policy_drop REMAKE - empties the boot's policy file (every LUN
+# is attached from now on), logs why in /run/scsi-scan.log and prints it
+# for the caller's console; REMAKE is the command that makes the policy
+# again.
+scsi_scan_policy_drop() {
+	: >/run/scsi-scan/boot-lunmask.conf
+	scsi_scan_msg="scsi-scan: the root is on none of the LUNs of the image's boot"
+	scsi_scan_msg="$scsi_scan_msg policy; every LUN is attached ($1 makes"
+	scsi_scan_msg="$scsi_scan_msg the policy again)"
+	echo "$scsi_scan_msg" >>/run/scsi-scan.log
+	echo "$scsi_scan_msg"
+}
