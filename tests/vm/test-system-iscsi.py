@@ -236,7 +236,9 @@ def main():
             outs = run_boots(tmp, target, image, kernel, initrd, release, dracut_initrd)
         finally:
             target.close()
-    report(checks, outs)
+        dracut_policy = iroot.image_file(dracut_initrd, "etc/scsi-scan/boot-policy.conf") \
+            if dracut_initrd else ""
+    report(checks, outs, dracut_policy)
     print(f"     test took {time.monotonic() - t_start:.0f} s")
     return checks.finish("".join(outs.values()))
 
@@ -281,7 +283,9 @@ def run_boots(tmp, target, image, kernel, initrd, release, dracut_initrd):
     return outs
 
 
-def report(checks, outs):
+def report(checks, outs, dracut_policy):
+    """The checks of each boot's console output; @dracut_policy: the boot
+    policy dracut's hook put in its image."""
     width = 24
     every = [0, 1, 2, 3]
     want_policy = f'iscsi_target = "{iroot.TARGET}"'
@@ -325,6 +329,15 @@ def report(checks, outs):
                      f"{added.group(1) if added else '-'} ms; the daemon's scans attached "
                      f"{by_daemon} (want {want_daemon})" +
                      "".join(f"\n       {d}" for d in daemon[-6:]), width)
+    out = outs.get("dracut, boot policy", "")
+    if out:
+        derived = "\n".join(re.findall(r"^@@POLICY (.*)$", out, re.M))
+        checks.check("policy, dracut", want_policy in dracut_policy and
+                     'luns = { "1" }' in dracut_policy and
+                     derived.strip() == dracut_policy.strip(),
+                     f"the policy dracut's hook wrote (made for a machine whose root is LUN 1) "
+                     f"is what scsi-quirks boot-policy / prints in the booted system:\n"
+                     f"{dracut_policy or derived}", width)
     out = outs.get("initramfs-tools", "")
     if out:
         derived = "\n".join(re.findall(r"^@@POLICY (.*)$", out, re.M))
