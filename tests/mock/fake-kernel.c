@@ -595,7 +595,8 @@ static void attach(unsigned int h, unsigned int c, unsigned int t, uint64_t l, c
 	mkdir(sub, 0755);
 	snprintf(sub, sizeof(sub), "%s/dev", root);
 	mkdir(sub, 0755);
-	put_file(sub, sg, "", 0);
+	snprintf(text, sizeof(text), "%u:%u:%u:%" PRIu64 "\n", h, c, t, l);
+	put_file(sub, sg, text, strlen(text));
 	if (u->mounted[0])
 		mount_disk(dir, n, u->mounted);
 	note("attach %u:%u:%u:%" PRIu64 " as %s", h, c, t, l, sg);
@@ -964,6 +965,18 @@ static bool addr_of_sg(const char *sgname, unsigned int *h, unsigned int *c, uns
 	FILE *p;
 	bool ok = false;
 
+	/* The node names its device when this file attached it; a node a
+	 * test made by hand is looked for among the devices, which costs a
+	 * listing of all of them per command. */
+	snprintf(cmd, sizeof(cmd), "%s/dev/%s", root, sgname);
+	p = fopen(cmd, "r");
+	if (p) {
+		ok = fgets(line, sizeof(line), p) &&
+		     sscanf(line, "%u:%u:%u:%" SCNu64, h, c, t, l) == 4;
+		fclose(p);
+		if (ok)
+			return true;
+	}
 	snprintf(cmd, sizeof(cmd), "ls -d '%s'/sys/bus/scsi/devices/*/scsi_generic/%s 2>/dev/null",
 		 root, sgname);
 	p = popen(cmd, "r");
