@@ -70,6 +70,7 @@ echo "@@EARLY $(dmesg | sed -n 's/.*scsi \([0-9]*:[0-9]*:[0-9]*:[0-9]*\): [A-Z].
 echo "@@UPTIME $(cat /proc/uptime)"
 dmesg | grep -E 'iSCSI Initiator over TCP|Attached SCSI disk' | sed 's/^/@@K /'
 echo "@@ISCSIHOST $(ls /sys/class/iscsi_host | sed 's/host//' | head -1)"
+echo "@@PING $(cat /sys/class/iscsi_connection/*/recv_tmo 2>/dev/null | head -1)"
 echo "@@SYSFS $(ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' ')"
 sed 's/^/@@LOG /' /run/scsi-scan.log 2>/dev/null | head -20
 scsi-quirks boot-policy / 2>&1 | sed 's/^/@@POLICY /'
@@ -389,9 +390,14 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
               f"iscsi_target_ip={PORTAL_IP} iscsi_target_port={target.port}")
     base = "ip=dhcp scsi_mod.scan=manual rootdelay=1 init=/init"
     # dracut's forms (netroot=iscsi:, rd.iscsi.initiator); a failed boot
-    # powers off instead of waiting in an emergency shell
+    # powers off instead of waiting in an emergency shell. No NOP-Out pings:
+    # a guest starved of CPU under TCG (CI on a busy machine) misses their
+    # 5 s answers, the connection is dropped, and the busybox root has no
+    # iscsid to log in again, so the session would end FAILED.
     netroot = (f"netroot=iscsi:{PORTAL_IP}::{target.port}:1:{TARGET} "
-               f"rd.iscsi.initiator={INITIATOR} ip=dhcp rd.neednet=1")
+               f"rd.iscsi.initiator={INITIATOR} ip=dhcp rd.neednet=1 "
+               f"rd.iscsi.param=node.conn[0].timeo.noop_out_interval=0 "
+               f"rd.iscsi.param=node.conn[0].timeo.noop_out_timeout=0")
     dbase = (f"root=UUID={UUID} {netroot} scsi_mod.scan=manual init=/init rd.shell=0 "
              f"rd.emergency=poweroff rd.timeout=300")
     cases = [
@@ -495,6 +501,7 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
                      want_policy in derived and 'luns = { "1" }' in derived,
                      f"the {builder} hook's policy (from the image) and scsi-quirks "
                      f"boot-policy on the booted root both name {TARGET} LUN 1:\n{derived}")
+        ping = re.search(r"^@@PING (\S+)", out, re.M)
         rest = re.search(r"^@@T rest ms=(\d+) luns=\[(.*)\]$", out, re.M)
         added = re.search(r"^@@T added ms=(\d+) luns=\[(.*)\]$", out, re.M)
         checks.check(f"daemon takes over, {builder}",
@@ -503,7 +510,8 @@ def run_boots(checks, tmp, staging, vmlinuz, moddir, release, target, start):
                      f"scsi-scand in the root: the rest of the target "
                      f"{rest.group(2) if rest else '-'} after {rest.group(1) if rest else '-'} ms; "
                      f"LUN 4 mapped on the target: {added.group(2) if added else '-'} after "
-                     f"{added.group(1) if added else '-'} ms" +
+                     f"{added.group(1) if added else '-'} ms; the connection's NOP-Out "
+                     f"interval {ping.group(1) if ping else '-'} s" +
                      ("" if added else "\n" + "\n".join(re.findall(r"^@@D .*$", out, re.M))))
     if "ours, boot policy" in outs:
         out = outs["ours, boot policy"]
