@@ -40,6 +40,11 @@ bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host);
  * @ret_addrs: set to a malloc'ed array sorted by H:C:T:L
  * @ret_count: how many
  *
+ * One host's are read from its own part of the device tree (its
+ * /sys/class/scsi_host/hostN/device and the objects below it), every
+ * host's from /sys/bus/scsi/devices, as are one host's in a tree without
+ * that link.
+ *
  * Return: 0 or a negative errno.
  */
 int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_addrs,

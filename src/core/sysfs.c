@@ -136,8 +136,14 @@ static int host_tree_devices(int fd, unsigned int host, unsigned int depth, stru
 		if (!depth)
 			continue;
 		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			continue;
+		if (sub < 0) {
+			/* A link or a file (no d_type), or gone meanwhile;
+			 * anything else would leave devices out unseen. */
+			if (errno == ELOOP || errno == ENOTDIR || errno == ENOENT)
+				continue;
+			r = -errno;
+			break;
+		}
 		r = host_tree_devices(sub, host, depth - 1, list);
 		if (r < 0)
 			break;
@@ -148,8 +154,9 @@ static int host_tree_devices(int fd, unsigned int host, unsigned int depth, stru
 
 /* Every host's devices are in one directory, /sys/bus/scsi/devices: a
  * host's listing reads only that host's part of the device tree instead,
- * so that the scans of many hosts do not each read every host's LUNs. A
- * tree without the host's device link (a test's) is listed the old way. */
+ * so that the scans of many hosts do not each read every host's LUNs.
+ * Returns 1 for the bus directory instead: a tree without the host's
+ * device link (a test's), or one that could not be read whole. */
 static int host_devices(const struct sysfs_ctx *ctx, unsigned int host, struct addr_list *list)
 {
 	char path[PATH_MAX];
@@ -160,8 +167,15 @@ static int host_devices(const struct sysfs_ctx *ctx, unsigned int host, struct a
 		return r;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
-	return host_tree_devices(fd, host, HOST_TREE_DEPTH, list);
+		return errno == ENOMEM ? -ENOMEM : 1;
+	r = host_tree_devices(fd, host, HOST_TREE_DEPTH, list);
+	if (r < 0 && r != -ENOMEM) {
+		/* A part of the tree that cannot be read (a user's listing):
+		 * the bus directory has them all. */
+		list->count = 0;
+		return 1;
+	}
+	return r;
 }
 
 static int bus_devices(const struct sysfs_ctx *ctx, int host, struct addr_list *list)
