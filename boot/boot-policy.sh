@@ -10,12 +10,36 @@
 # another array) is looked for on every LUN. The 5 s count from the first
 # call, and again from the last new SCSI host or transport target (an
 # iSCSI session's login, an FC remote port, a SAS end device): a root on
-# the network cannot appear before its session.
+# the network cannot appear before its session. A policy that names
+# targets of a transport waits up to 60 s for the first of them instead:
+# DHCP and the iSCSI login, or the fabric login, may take longer than 5 s
+# with nothing else changing meanwhile.
 
-# scsi_scan_policy_waited - whether the boot has waited 5 s for its root
-# since the SCSI hosts and transport targets last changed. Keeps what it saw
-# and since when in /run/scsi-scan/boot-policy.seen and .since.
+# scsi_scan_policy_ready - whether each transport the boot policy names
+# targets of (iscsi_target, port_name, sas_address) has one yet.
+scsi_scan_policy_ready() {
+	scsi_scan_need=
+	while read -r scsi_scan_key _; do
+		case "$scsi_scan_key" in
+		iscsi_target) scsi_scan_need="$scsi_scan_need iscsi_session" ;;
+		port_name) scsi_scan_need="$scsi_scan_need fc_remote_ports" ;;
+		sas_address) scsi_scan_need="$scsi_scan_need sas_end_device" ;;
+		esac
+	done </run/scsi-scan/boot-lunmask.conf
+	for scsi_scan_class in $scsi_scan_need; do
+		set -- /sys/class/"$scsi_scan_class"/*
+		[ -e "$1" ] || return 1
+	done
+	return 0
+}
+
+# scsi_scan_policy_waited - whether the boot has waited long enough for its
+# root (5 s, or 60 s before the policy's transport has a target) since the
+# SCSI hosts and transport targets last changed. Keeps what it saw and
+# since when in /run/scsi-scan/boot-policy.seen and .since.
 scsi_scan_policy_waited() {
+	scsi_scan_wait=5
+	scsi_scan_policy_ready || scsi_scan_wait=60
 	scsi_scan_seen=$(echo /sys/class/scsi_host/* /sys/class/iscsi_session/* \
 		/sys/class/fc_remote_ports/* /sys/class/sas_end_device/*)
 	scsi_scan_was=
@@ -29,7 +53,7 @@ scsi_scan_policy_waited() {
 		echo "$scsi_scan_up" >/run/scsi-scan/boot-policy.since
 	fi
 	read -r scsi_scan_since </run/scsi-scan/boot-policy.since
-	[ $((scsi_scan_up - scsi_scan_since)) -ge 5 ]
+	[ $((scsi_scan_up - scsi_scan_since)) -ge "$scsi_scan_wait" ]
 }
 
 # scsi_scan_policy_drop REMAKE - empties the boot's policy file (every LUN

@@ -368,6 +368,39 @@ echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
 PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
 check grep -q -- "args: --wait --time-limit 9\$" "$tmp/log"
 check grep -q "W: scsi-scan: the root is on none of the LUNs" "$tmp/log"
+# A policy naming an iSCSI target: no session 30 s after the first pass
+# (DHCP and the login still under way) keeps it; 60 s drops it; a session
+# found then counts 5 s from there.
+printf 'lunmask "root file system 1" {\n\tiscsi_target = "iqn.t"\n\tluns = { "1" }\n}\n' \
+	> "$tmp/image-boot-policy.conf"
+for case in 30:none:kept 60:none:dropped 30:session:kept-then-dropped; do
+	rm -f "$tmp/run/boot-lunmask.conf" "$tmp/run/boot-policy.since" "$tmp/run/boot-policy.seen"
+	rm -rf "$tmp/sys/class/iscsi_session"
+	# the hook repeats the scan log's lines on the console: this case's only
+	: > "$tmp/run.log"
+	PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+	read -r up _ < /proc/uptime
+	echo $((${up%%.*} - ${case%%:*})) > "$tmp/run/boot-policy.since"
+	case "$case" in *:session:*) mkdir -p "$tmp/sys/class/iscsi_session/session1" ;; esac
+	: > "$tmp/log"
+	PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+	case "$case" in
+	*:dropped) check grep -q "W: scsi-scan: the root is on none of the LUNs" "$tmp/log" ;;
+	*)
+		check test "$(grep -c "root is on none" "$tmp/log")" = 0
+		check grep -q 'iscsi_target' "$tmp/run/boot-lunmask.conf"
+		;;
+	esac
+	case "$case" in
+	*:kept-then-dropped)
+		echo $((${up%%.*} - 6)) > "$tmp/run/boot-policy.since"
+		: > "$tmp/log"
+		PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/settled"
+		check grep -q "W: scsi-scan: the root is on none of the LUNs" "$tmp/log"
+		;;
+	esac
+done
+rm -rf "$tmp/sys/class/iscsi_session"
 # Root on iSCSI, initramfs-tools: the hook puts its iscsistart in place of
 # open-iscsi's (whatever order the two hooks ran in), which it keeps beside
 rm -rf "$tmp/dest"
