@@ -56,14 +56,23 @@ enum lun_outcome {
  * @lun: the LUN
  * @outcome: what happened
  * @code: why, as a code (codes.h; JSON gives its token)
- * @reason: why, for people
+ * @reason: why, for people: a text of its target's report (@texts of
+ *	struct target_report), shared by lines that say the same
+ *
+ * A target of 16,384 LUNs has as many lines, mostly with one of a few
+ * reasons: each line keeps a pointer, not its own copy.
  */
 struct lun_report {
 	uint64_t lun;
 	enum lun_outcome outcome;
 	enum scan_code code;
-	char reason[PLAN_REASON_LEN];
+	const char *reason;
 };
+
+struct report_text_block;
+
+/* Texts of LUN lines the report remembers, to share a repeated one. */
+#define REPORT_RECENT_TEXTS 4
 
 /**
  * enum inquiry_source - where a target's INQUIRY data came from
@@ -160,6 +169,9 @@ struct handler_result {
  * @luns: every LUN tried, skipped or removed, in order
  * @nluns: how many
  * @alloc: allocated entries of @luns
+ * @texts: where the lines' reasons are kept, until report_target_free()
+ * @recent: the last distinct reasons kept, shared by a line that says the
+ *	same
  * @ghosts: LUNs attached by this scan whose identity repeats another LUN
  *	of the target (ghost LUNs), or names another unit's name (conflicts)
  * @nghosts: how many
@@ -212,6 +224,8 @@ struct target_report {
 	struct lun_report *luns;
 	size_t nluns;
 	size_t alloc;
+	struct report_text_block *texts;
+	const char *recent[REPORT_RECENT_TEXTS];
 	struct ghost_report *ghosts;
 	size_t nghosts;
 	bool ghost_stop;
@@ -321,6 +335,18 @@ int report_add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, en
  */
 int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
 		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/**
+ * report_set_reason() - say something else of a LUN's line
+ * @t: the target's report
+ * @l: the line, one of @t's
+ * @fmt: why, for people (printf); the line's old reason may be among its
+ *	arguments
+ *
+ * Return: 0, or -ENOMEM: the line says it has no reason for that.
+ */
+int report_set_reason(struct target_report *t, struct lun_report *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /**
  * report_fail() - mark a target's scan as not finished, and why

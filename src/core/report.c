@@ -35,10 +35,49 @@ const char *inquiry_source_text(enum inquiry_source s)
 	return s == INQUIRY_FROM_SGIO ? "SG_IO" : "sysfs inquiry attribute (INQUIRY failed)";
 }
 
+/* Blocks of texts, each filled before the next is taken; a text never
+ * moves, so lines point into them. */
+struct report_text_block {
+	struct report_text_block *next;
+	size_t used;
+	char text[];
+};
+
+/* Texts are cut at PLAN_REASON_LEN: every one fits in a block. */
+#define TEXT_BLOCK_SIZE 4096
+_Static_assert(PLAN_REASON_LEN <= TEXT_BLOCK_SIZE, "a reason fits in a text block");
+
+/* @text kept in @t's texts: a recent one that says the same, or a copy. */
+static const char *keep_text(struct target_report *t, const char *text)
+{
+	struct report_text_block *b = t->texts;
+	size_t n = strlen(text) + 1;
+	char *copy;
+
+	for (size_t i = 0; i < REPORT_RECENT_TEXTS; i++)
+		if (t->recent[i] && strcmp(t->recent[i], text) == 0)
+			return t->recent[i];
+	if (!b || TEXT_BLOCK_SIZE - b->used < n) {
+		b = malloc(sizeof(*b) + TEXT_BLOCK_SIZE);
+		if (!b)
+			return NULL;
+		b->next = t->texts;
+		b->used = 0;
+		t->texts = b;
+	}
+	copy = memcpy(b->text + b->used, text, n);
+	b->used += n;
+	memmove(&t->recent[1], &t->recent[0], (REPORT_RECENT_TEXTS - 1) * sizeof(t->recent[0]));
+	t->recent[0] = copy;
+	return copy;
+}
+
 int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
 		    const char *fmt, va_list ap)
 {
+	char text[PLAN_REASON_LEN];
 	struct lun_report *l;
+	const char *kept;
 
 	if (t->nluns == t->alloc) {
 		size_t n = t->alloc ? t->alloc * 2 : 16;
@@ -49,12 +88,30 @@ int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, e
 		t->luns = l;
 		t->alloc = n;
 	}
+	vsnprintf(text, sizeof(text), fmt, ap);
+	kept = keep_text(t, text);
+	if (!kept)
+		return -ENOMEM;
 	l = &t->luns[t->nluns++];
 	l->lun = lun;
 	l->outcome = o;
 	l->code = code;
-	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
+	l->reason = kept;
 	return 0;
+}
+
+int report_set_reason(struct target_report *t, struct lun_report *l, const char *fmt, ...)
+{
+	char text[PLAN_REASON_LEN];
+	const char *kept;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	kept = keep_text(t, text);
+	l->reason = kept ? kept : "(no memory left for this line's reason)";
+	return kept ? 0 : -ENOMEM;
 }
 
 int report_add_lun(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
@@ -84,6 +141,12 @@ void report_target_free(struct target_report *t)
 	quirk_match_clear(&t->match);
 	lunmask_set_clear(&t->mask);
 	free(t->luns);
+	while (t->texts) {
+		struct report_text_block *next = t->texts->next;
+
+		free(t->texts);
+		t->texts = next;
+	}
 	free(t->reported);
 	free(t->kernel_luns);
 	free(t->kernel_kept);

@@ -670,7 +670,7 @@ static void finish_releases(struct host_scan *hs)
 		if (rl.set) {
 			l->outcome = rl.outcome;
 			l->code = rl.code;
-			snprintf(l->reason, sizeof(l->reason), "%s", rl.reason);
+			report_set_reason(t, l, "%s", rl.reason);
 		}
 	}
 	free(hs->pending);

@@ -1488,13 +1488,13 @@ static int undo_ghosts(struct target_machine *m)
 		l->outcome = LUN_DETACHED;
 		l->code = m->lines[i].lun == g->lun ? SC_GHOST : SC_GHOST_TARGET;
 		if (m->lines[i].lun == g->lun)
-			snprintf(l->reason, sizeof(l->reason), "ghost of LUN %" PRIu64 ": %s",
-				 g->same_as, g->evidence.text);
+			report_set_reason(t, l, "ghost of LUN %" PRIu64 ": %s", g->same_as,
+					  g->evidence.text);
 		else
-			snprintf(l->reason, sizeof(l->reason),
-				 "detached: the target shows ghost LUNs (LUN %" PRIu64
-				 " repeats LUN %" PRIu64 ")",
-				 g->lun, g->same_as);
+			report_set_reason(t, l,
+					  "detached: the target shows ghost LUNs (LUN %" PRIu64
+					  " repeats LUN %" PRIu64 ")",
+					  g->lun, g->same_as);
 	}
 	return 0;
 }
@@ -1506,13 +1506,12 @@ static int undo_investigation(struct target_machine *m)
 
 	for (size_t i = 0; i < m->nlines; i++) {
 		struct lun_report *l = &t->luns[m->lines[i].line];
-		size_t used = strlen(l->reason);
 
 		if (defer(m, &m->lines[i]) < 0)
 			return -ENOMEM;
 		l->outcome = LUN_DETACHED;
-		snprintf(l->reason + used, sizeof(l->reason) - used,
-			 "; attached for the investigation, detached again");
+		report_set_reason(t, l, "%s; attached for the investigation, detached again",
+				  l->reason);
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "quirks.h"
+#include "report.h"
 #include "scan.h"
 #include "sgio-script.h"
 
@@ -205,6 +207,45 @@ START_TEST(scan_inquiry_fails_uses_sysfs_copy)
 }
 END_TEST
 
+/* 16,384 lines with a few reasons keep a few texts; each line still reads
+ * its own. */
+START_TEST(report_lines_share_texts)
+{
+	struct target_report t = { 0 };
+	char long_text[PLAN_REASON_LEN + 64];
+
+	for (uint64_t lun = 0; lun < 16384; lun++)
+		ck_assert_int_eq(report_add_lun(&t, lun, lun % 3 ? LUN_ATTACHED : LUN_SKIPPED,
+						SC_LISTED, "%s",
+						lun % 3 ? "listed by REPORT LUNS" : "excluded"),
+				 0);
+	ck_assert_uint_eq(t.nluns, 16384);
+	ck_assert_str_eq(t.luns[1].reason, "listed by REPORT LUNS");
+	ck_assert_str_eq(t.luns[3].reason, "excluded");
+	ck_assert_ptr_eq(t.luns[1].reason, t.luns[16382].reason);
+	ck_assert_ptr_eq(t.luns[0].reason, t.luns[16383].reason);
+	/* a line said again, from its own old text; the others keep theirs */
+	ck_assert_int_eq(report_set_reason(&t, &t.luns[4], "%s; detached again", t.luns[4].reason),
+			 0);
+	ck_assert_str_eq(t.luns[4].reason, "listed by REPORT LUNS; detached again");
+	ck_assert_str_eq(t.luns[5].reason, "listed by REPORT LUNS");
+	/* distinct texts fill blocks; a text is cut at PLAN_REASON_LEN as
+	 * before */
+	for (uint64_t lun = 0; lun < 200; lun++)
+		ck_assert_int_eq(report_add_lun(&t, lun, LUN_ABSENT, SC_LISTED,
+						"LUN %" PRIu64 " did not answer", lun),
+				 0);
+	ck_assert_str_eq(t.luns[16384 + 150].reason, "LUN 150 did not answer");
+	ck_assert_str_eq(t.luns[16384].reason, "LUN 0 did not answer");
+	memset(long_text, 'x', sizeof(long_text) - 1);
+	long_text[sizeof(long_text) - 1] = '\0';
+	ck_assert_int_eq(report_add_lun(&t, 1, LUN_ABSENT, SC_LISTED, "%s", long_text), 0);
+	ck_assert_uint_eq(strlen(t.luns[t.nluns - 1].reason), PLAN_REASON_LEN - 1);
+	report_target_free(&t);
+	ck_assert_ptr_null(t.texts);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("scan");
@@ -218,6 +259,7 @@ int main(void)
 	tcase_add_test(tc, scan_scsi2_sequence);
 	tcase_add_test(tc, scan_report_luns_fails_and_retries);
 	tcase_add_test(tc, scan_inquiry_fails_uses_sysfs_copy);
+	tcase_add_test(tc, report_lines_share_texts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
