@@ -57,6 +57,28 @@ MARKER = "SCSI-SCAN-ISCSI-ROOT-MOUNTED"
 # The root's init: what the kernel attached before it ran (its own log and
 # sysfs), the boot policy derived here, then, in the "daemon" boot,
 # scsi-scand with systemd-udevd taking over the session.
+# Shell of the guests here and in test-system-iscsi.py: HOST's LUNs in LUN
+# order, how many, and a wait of up to SECONDS for COUNT of them (prints the
+# ms it took).
+LUN_HELPERS = r"""luns() { ls /sys/bus/scsi/devices | grep -E "^$1:[0-9]+:[0-9]+:[0-9]+$" | sort -t: -k4n | tr '\n' ' '; }
+count() { set -- $(luns $1); echo $#; }
+wait_count() { # HOST COUNT SECONDS
+	n=0; while [ "$(count $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+	echo $((n * 100))
+}
+"""
+
+# The host tells "@@MAP-LUN-4" (the test maps LUN 4 on the target), then
+# prompts the unit attention with TEST UNIT READY on LUN 1 until host $h has
+# 5 LUNs, for up to 60 s; $n counts the tenths of a second.
+MAP_LUN_4 = r"""echo "@@MAP-LUN-4"
+sg=$(ls /sys/bus/scsi/devices/$h:0:0:1/scsi_generic)
+n=0
+while [ "$(count $h)" -lt 5 ] && [ $n -lt 600 ]; do
+	sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
+done
+"""
+
 ROOT_INIT = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -74,13 +96,7 @@ echo "@@PING $(cat /sys/class/iscsi_connection/*/recv_tmo 2>/dev/null | head -1)
 echo "@@SYSFS $(ls /sys/bus/scsi/devices | grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$' | sort | tr '\n' ' ')"
 sed 's/^/@@LOG /' /run/scsi-scan.log 2>/dev/null | head -20
 scsi-quirks boot-policy / 2>&1 | sed 's/^/@@POLICY /'
-luns() { ls /sys/bus/scsi/devices | grep -E "^$1:[0-9]+:[0-9]+:[0-9]+$" | sort -t: -k4n | tr '\n' ' '; }
-count() { set -- $(luns $1); echo $#; }
-wait_count() { # HOST COUNT SECONDS
-	n=0; while [ "$(count $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
-	echo $((n * 100))
-}
-if grep -q iscsitest=daemon /proc/cmdline; then
+""" + LUN_HELPERS + r"""if grep -q iscsitest=daemon /proc/cmdline; then
 	h=$(ls /sys/class/iscsi_host | sed 's/host//' | head -1)
 	mkdir -p /run/udev /etc/udev /lib/systemd
 	ln -sf /bin/udevadm /lib/systemd/systemd-udevd
@@ -88,13 +104,7 @@ if grep -q iscsitest=daemon /proc/cmdline; then
 	udevadm settle -t 10
 	scsi-scand --foreground -v > /tmp/scand.log 2>&1 &
 	echo "@@T rest ms=$(wait_count $h 4 120) luns=[$(luns $h)]"
-	echo "@@MAP-LUN-4"
-	sg=$(ls /sys/bus/scsi/devices/$h:0:0:1/scsi_generic)
-	n=0
-	while [ "$(count $h)" -lt 5 ] && [ $n -lt 600 ]; do
-		sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
-	done
-	echo "@@T added ms=$((n * 100)) luns=[$(luns $h)]"
+""" + MAP_LUN_4 + r"""	echo "@@T added ms=$((n * 100)) luns=[$(luns $h)]"
 fi
 if grep -q iscsilvm=1 /proc/cmdline; then
 	# The boot policy of a root through LVM on a virtio-scsi disk (target

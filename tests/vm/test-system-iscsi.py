@@ -66,23 +66,11 @@ echo "@@R early=$(journalctl -b -k -o short-monotonic --no-pager |
 journalctl -b -k -o short-monotonic --no-pager | grep -E "scsi host$h: iSCSI|scsi $h:0:0:1: " |
 	head -2 | sed 's/^/@@K /'
 sed 's/^/@@IL /' /run/scsi-scan.log 2>/dev/null | head -12
-luns() { ls /sys/bus/scsi/devices | grep -E "^$1:[0-9]+:[0-9]+:[0-9]+$" | sort -t: -k4n | tr '\n' ' '; }
-count() { set -- $(luns $1); echo $#; }
-wait_count() { # HOST COUNT SECONDS
-	n=0; while [ "$(count $1)" -lt $2 ] && [ $n -lt $(($3 * 10)) ]; do sleep 0.1; n=$((n + 1)); done
-	echo $((n * 100))
-}
-n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
+""" + iroot.LUN_HELPERS + r"""n=0; while ! journalctl -u scsi-scand --no-pager | grep -q "coldplug done" && [ $n -lt 900 ]; do
 	sleep 0.2; n=$((n + 1)); done
 echo "@@R rest ms=$(wait_count $h 4 120) luns=[$(luns $h)]"
 echo "@@R iscsid scan=$(sed -n 's/^node.session.scan *= *//p' /etc/iscsi/iscsid.conf)"
-echo "@@MAP-LUN-4"
-sg=$(ls /sys/bus/scsi/devices/$h:0:0:1/scsi_generic)
-n=0
-while [ "$(count $h)" -lt 5 ] && [ $n -lt 600 ]; do
-	sg_turs /dev/$sg > /dev/null 2>&1; sleep 0.1; n=$((n + 1))
-done
-echo "@@R added ms=$((n * 100)) luns=[$(luns $h)]"
+""" + iroot.MAP_LUN_4 + r"""echo "@@R added ms=$((n * 100)) luns=[$(luns $h)]"
 journalctl -b -u scsi-scand --no-pager -o cat | grep -E "host$h: scanned|coldplug" | sed 's/^/@@D /'
 scsi-quirks boot-policy / 2>&1 | sed 's/^/@@POLICY /'
 if [ "$mode" = tools ]; then
@@ -121,46 +109,16 @@ def install_system(tmp, tarball, deb, target_port):
     open-iscsi's initramfs integration as a machine booting from TARGET
     has it. Returns (root.img, vmlinuz, initrd, release, dracut's image or
     None)."""
-    root = os.path.join(tmp, "root")
-    os.makedirs(root)
-    subprocess.run(["tar", "-C", root, "-xf", tarball], check=True)
-    shutil.copy(deb, os.path.join(root, "tmp"))
-    with open(os.path.join(root, "etc", "fstab"), "w") as f:
-        f.write(f"LABEL={system.LABEL} / ext4 defaults,_netdev 0 1\n")
-    with open(os.path.join(root, "etc", "hostname"), "w") as f:
-        f.write("systest\n")
-    os.makedirs(os.path.join(root, "usr", "local", "sbin"), exist_ok=True)
-    with open(os.path.join(root, "usr", "local", "sbin", "systest"), "w") as f:
-        f.write(GUEST)
-    os.chmod(os.path.join(root, "usr", "local", "sbin", "systest"), 0o755)
-    with open(os.path.join(root, "etc", "systemd", "system", "systest.service"), "w") as f:
-        f.write(UNIT)
-    with open(os.path.join(root, "etc", "iscsi", "initiatorname.iscsi"), "w") as f:
-        f.write(f"InitiatorName={iroot.INITIATOR}\n")
-    with open(os.path.join(root, "etc", "iscsi", "iscsi.initramfs"), "w") as f:
-        f.write(f"ISCSI_INITIATOR={iroot.INITIATOR}\nISCSI_TARGET_NAME={iroot.TARGET}\n"
-                f"ISCSI_TARGET_IP={iroot.PORTAL_IP}\nISCSI_TARGET_PORT={target_port}\n")
-    name = os.path.basename(deb)
-    script = f"""set -e
-R={root}
-mount -t proc proc $R/proc
-mount --rbind /sys $R/sys
-mount --rbind /dev $R/dev
-export DEBIAN_FRONTEND=noninteractive
-mkdir -p $R/tmp/nosys
-export SCSI_SCAN_SYSROOT=/tmp/nosys
-# The image is made once, below, with the package switched on: not also
-# by initramfs-tools' trigger during the install.
-sed -i 's/^update_initramfs=.*/update_initramfs=no/' $R/etc/initramfs-tools/update-initramfs.conf
-chroot $R apt-get install -y -q /tmp/{name} >/dev/null
-sed -i 's/^update_initramfs=.*/update_initramfs=yes/' $R/etc/initramfs-tools/update-initramfs.conf
-ln -s /usr/share/scsi-scan/scsi-scan-manual.conf $R/etc/modprobe.d/
-# README.md: iscsid leaves new sessions' LUNs to scsi-scand
-sed -i 's/^node.session.scan *=.*/node.session.scan = manual/' $R/etc/iscsi/iscsid.conf
-chroot $R systemctl enable scsi-scand.service systest.service
-chroot $R systemctl mask serial-getty@ttyS0.service
-chroot $R update-initramfs -u -k all >/dev/null 2>&1
-"""
+    root = system.prepare_root(tmp, tarball, deb, "defaults,_netdev", [
+        ("usr/local/sbin/systest", GUEST, 0o755),
+        ("etc/systemd/system/systest.service", UNIT, 0o644),
+        ("etc/iscsi/initiatorname.iscsi", f"InitiatorName={iroot.INITIATOR}\n", 0o644),
+        ("etc/iscsi/iscsi.initramfs",
+         f"ISCSI_INITIATOR={iroot.INITIATOR}\nISCSI_TARGET_NAME={iroot.TARGET}\n"
+         f"ISCSI_TARGET_IP={iroot.PORTAL_IP}\nISCSI_TARGET_PORT={target_port}\n", 0o644)])
+    script = system.install_script(root, deb, """# README.md: iscsid leaves new sessions' LUNs to scsi-scand
+sed -i 's/^node.session.scan *=.*/node.session.scan = manual/' $R/etc/iscsi/iscsid.conf""",
+                                   ["systest.service"])
     t0 = time.monotonic()
     p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
     if p.returncode != 0:

@@ -299,34 +299,30 @@ def quirk_data_deb(tmp):
     return out
 
 
-def install_system(tmp, tarball, deb):
-    """Unpacks the root, installs the package, switches as README.md says,
-    and makes the disk image. Returns (image, vmlinuz, initrd)."""
+def prepare_root(tmp, tarball, deb, fstab_options, files):
+    """Unpacks the root into TMP/root with the package in its /tmp, an fstab
+    that mounts the root by label with FSTAB_OPTIONS, and FILES, a list of
+    (path in the root, text, mode). Returns the root's path."""
     root = os.path.join(tmp, "root")
     os.makedirs(root)
     subprocess.run(["tar", "-C", root, "-xf", tarball], check=True)
     shutil.copy(deb, os.path.join(root, "tmp"))
-    with open(os.path.join(root, "etc", "fstab"), "w") as f:
-        f.write(f"LABEL={LABEL} / ext4 defaults 0 1\n")
-    with open(os.path.join(root, "etc", "hostname"), "w") as f:
-        f.write("systest\n")
-    os.makedirs(os.path.join(root, "usr", "local", "sbin"), exist_ok=True)
-    with open(os.path.join(root, "usr", "local", "sbin", "systest"), "w") as f:
-        f.write(GUEST)
-    os.chmod(os.path.join(root, "usr", "local", "sbin", "systest"), 0o755)
-    with open(os.path.join(root, "etc", "systemd", "system", "systest.service"), "w") as f:
-        f.write(UNIT)
-    with open(os.path.join(root, "usr", "local", "sbin", "settle-probe"), "w") as f:
-        f.write(PROBE)
-    os.chmod(os.path.join(root, "usr", "local", "sbin", "settle-probe"), 0o755)
-    with open(os.path.join(root, "etc", "systemd", "system", "settle-probe.service"), "w") as f:
-        f.write(PROBE_UNIT)
-    name = os.path.basename(deb)
-    quirks_deb = quirk_data_deb(tmp)
-    flags_conf = os.path.join(tmp, "50-flags.conf")
-    with open(flags_conf, "w") as f:
-        f.write(FLAGS_QUIRKS)
-    script = f"""set -e
+    files = [("etc/fstab", f"LABEL={LABEL} / ext4 {fstab_options} 0 1\n", 0o644),
+             ("etc/hostname", "systest\n", 0o644)] + files
+    for rel, text, mode in files:
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, mode)
+    return root
+
+
+def install_script(root, deb, switch_on, units):
+    """The shell that installs the package in ROOT (from its /tmp) as
+    apt would, runs SWITCH_ON (the lines README.md asks of the machine),
+    enables UNITS and makes the initramfs once."""
+    return f"""set -e
 R={root}
 mount -t proc proc $R/proc
 mount --rbind /sys $R/sys
@@ -339,18 +335,34 @@ export SCSI_SCAN_SYSROOT=/tmp/nosys
 # The image is made once, below, with the package switched on: not also
 # by initramfs-tools' trigger during the install.
 sed -i 's/^update_initramfs=.*/update_initramfs=no/' $R/etc/initramfs-tools/update-initramfs.conf
-chroot $R apt-get install -y -q /tmp/{name} >/dev/null
+chroot $R apt-get install -y -q /tmp/{os.path.basename(deb)} >/dev/null
 sed -i 's/^update_initramfs=.*/update_initramfs=yes/' $R/etc/initramfs-tools/update-initramfs.conf
-mkdir -p $R/etc/scsi-scan/quirks.d
-cp {flags_conf} $R/etc/scsi-scan/quirks.d/50-flags.conf
 # README.md, "Switching scanning to user space": the package's files are in
 # place; the modprobe.d switch, the daemon, the initramfs.
 ln -s /usr/share/scsi-scan/scsi-scan-manual.conf $R/etc/modprobe.d/
-chroot $R systemctl enable scsi-scand.service
-chroot $R systemctl enable systest.service settle-probe.service
+{switch_on}
+chroot $R systemctl enable scsi-scand.service {" ".join(units)}
 chroot $R systemctl mask serial-getty@ttyS0.service
 chroot $R update-initramfs -u -k all >/dev/null 2>&1
-# Another package adds a quirk file: the interest trigger rebuilds the
+"""
+
+
+def install_system(tmp, tarball, deb):
+    """Unpacks the root, installs the package, switches as README.md says,
+    and makes the disk image. Returns (image, vmlinuz, initrd)."""
+    root = prepare_root(tmp, tarball, deb, "defaults", [
+        ("usr/local/sbin/systest", GUEST, 0o755),
+        ("etc/systemd/system/systest.service", UNIT, 0o644),
+        ("usr/local/sbin/settle-probe", PROBE, 0o755),
+        ("etc/systemd/system/settle-probe.service", PROBE_UNIT, 0o644)])
+    quirks_deb = quirk_data_deb(tmp)
+    flags_conf = os.path.join(tmp, "50-flags.conf")
+    with open(flags_conf, "w") as f:
+        f.write(FLAGS_QUIRKS)
+    script = install_script(root, deb, f"""mkdir -p $R/etc/scsi-scan/quirks.d
+cp {flags_conf} $R/etc/scsi-scan/quirks.d/50-flags.conf""", ["systest.service",
+                                                            "settle-probe.service"])
+    script += f"""# Another package adds a quirk file: the interest trigger rebuilds the
 # initramfs, which then carries the file.
 cp {quirks_deb} $R/tmp/
 chroot $R dpkg -i /tmp/{os.path.basename(quirks_deb)} > $R/tmp/trigger.log 2>&1
