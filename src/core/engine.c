@@ -800,7 +800,8 @@ static bool is_recent(struct engine *e, struct host_state *h, const struct scsi_
 
 /* A change of LUN inventory heard on one path is scanned on the target's
  * other paths too (lun_change_other_paths()): the attached LUNs that present
- * the unit which told it. */
+ * the unit which told it. Its own target's LUNs are not read: a target of
+ * 16,384 LUNs would cost as many reads per event. */
 static void queue_other_paths(struct engine *e, const struct scsi_event *ev)
 {
 	struct scsi_addr a = { ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun };
@@ -812,7 +813,8 @@ static void queue_other_paths(struct engine *e, const struct scsi_event *ev)
 
 	if (ev->channel < 0 || ev->id < 0 ||
 	    sysfs_device_attr(e->sys, &a, "wwid", wwid, sizeof(wwid)) < 0 ||
-	    volume_address_set_wwid(&unit, wwid) < 0 || wwid_paths(e->sys, &unit, &same, &n) < 0)
+	    volume_address_set_wwid(&unit, wwid) < 0 ||
+	    wwid_paths(e->sys, &unit, &a, &same, &n) < 0)
 		return;
 	nother = lun_change_other_paths(ev, same, n, other, WORK_TARGETS_MAX);
 	free(same);

@@ -111,8 +111,8 @@ static void key_of(const struct sysfs_ctx *sys, const struct volume_host *hosts,
 		k->driver[0] = '\0';
 }
 
-int wwid_paths(const struct sysfs_ctx *sys, const struct volume_address *a, struct scsi_addr **ret,
-	       size_t *ret_count)
+int wwid_paths(const struct sysfs_ctx *sys, const struct volume_address *a,
+	       const struct scsi_addr *skip, struct scsi_addr **ret, size_t *ret_count)
 {
 	struct scsi_addr *addrs = NULL;
 	size_t n = 0, np = 0;
@@ -126,6 +126,9 @@ int wwid_paths(const struct sysfs_ctx *sys, const struct volume_address *a, stru
 	for (size_t i = 0; i < n; i++) {
 		char wwid[SCSI_WWID_MAX + 2];
 
+		if (skip && addrs[i].host == skip->host && addrs[i].channel == skip->channel &&
+		    addrs[i].id == skip->id)
+			continue;
 		if (sysfs_device_attr(sys, &addrs[i], "wwid", wwid, sizeof(wwid)) >= 0 &&
 		    volume_wwid_matches(a, wwid))
 			addrs[np++] = addrs[i];
@@ -149,7 +152,7 @@ static int resolve_wwid(const struct sysfs_ctx *sys, const struct volume_address
 	size_t np = 0, nhosts = 0;
 	int r;
 
-	r = wwid_paths(sys, a, &addrs, &np);
+	r = wwid_paths(sys, a, NULL, &addrs, &np);
 	if (r < 0)
 		return r;
 	paths = calloc(np + 1, sizeof(*paths));
