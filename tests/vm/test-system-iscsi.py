@@ -50,6 +50,9 @@ mode=$(sed -n 's/.*systest=\([a-z]*\).*/\1/p' /proc/cmdline)
 echo "@@UP $mode"
 echo "@@R state=$(systemctl is-system-running --wait)"
 systemctl --failed --no-legend --plain | sed 's/^/@@FAILED /'
+for u in $(systemctl --failed --no-legend --plain | awk '{print $1}'); do
+	journalctl -b -u $u --no-pager -o short-monotonic | tail -8 | sed "s/^/@@FAILLOG /"
+done
 echo "@@R scan=$(cat /sys/module/scsi_mod/parameters/scan)"
 echo "@@R active=$(systemctl is-active scsi-scand)"
 h=$(ls /sys/class/iscsi_host | sed 's/host//' | head -1)
@@ -266,7 +269,8 @@ def report(checks, outs, dracut_policy):
                      f"{field(out, 'active')}; the session's LUNs attached before the root's "
                      f"PID 1: {early} (want {early_want}); the root's LUN {delay} after "
                      f"the login" + ("" if early == early_want else "".join(
-                         f"\n       {x}" for x in re.findall(r"^@@IL (.*)$", out, re.M))),
+                         f"\n       {x}" for x in re.findall(r"^@@IL (.*)$", out, re.M))) +
+                     "".join(f"\n       {x}" for x in re.findall(r"^@@FAILLOG (.*)$", out, re.M)),
                      width)
         rest = re.search(r"ms=(\d+) luns=\[(.*)\]", field(out, "rest"))
         added = re.search(r"ms=(\d+) luns=\[(.*)\]", field(out, "added"))

@@ -463,6 +463,7 @@ t0=$(uptime_cs)
 scsi-scan detach --wwid $W > /tmp/m.out 2>&1; rc=$?
 echo "@@MP detach rc=$rc cs=$(( $(uptime_cs) - t0 )) luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout | tr '\n' ' ')"
 sed 's/^/@@MPD2 /' /tmp/m.out
+grep -E "$a8:0:0:0|$b8:0:0:0|coldplug|host$a8|host$b8" /tmp/m.log | head -20 | sed 's/^/@@MPX /'
 # Others attach it again: the kernel's "- - -" scan of one session's host;
 # then a unit attention (LUN 4 mapped) that the daemon answers.
 sleep 1
@@ -675,7 +676,7 @@ def check_multipathd(checks, out):
           for m in re.finditer(r"^@@MP (\S+) (.*)$", out, re.M)}
     text = {k: " | ".join(line[len(k) + 3:].strip() for line in out.splitlines()
                           if line.startswith(f"@@{k} "))
-            for k in ("MPJ", "MPE", "MPM", "MPD1", "MPD2", "MPO", "MPR", "MPL", "MPB", "MPU")}
+            for k in ("MPJ", "MPE", "MPM", "MPD1", "MPD2", "MPO", "MPR", "MPL", "MPB", "MPU", "MPX")}
     at, dm, dt = mp.get("attach", {}), mp.get("detach-mounted", {}), mp.get("detach", {})
     ot, hd, rl, rz = mp.get("others", {}), mp.get("held", {}), mp.get("release", {}), \
         mp.get("daemon-resize", {})
@@ -710,7 +711,8 @@ def check_multipathd(checks, out):
                  "multipath -f" in text["MPD2"],
                  f"unmounted, detach --wwid (the daemon running): rc {dt.get('rc')} in "
                  f"{int(dt.get('cs', '-1')) * 10} ms, paths {dt.get('luns')}, maps "
-                 f"{dt.get('maps')}, hold-out {dt.get('holdouts')}: {text['MPD2'][:500]}",
+                 f"{dt.get('maps')}, hold-out {dt.get('holdouts')}: {text['MPD2'][:500]}" +
+                 ("" if dt.get("luns") == "[0:0:0|0:0:0]" else f"; the daemon: {text['MPX']}"),
                  width=30)
     checks.check("multipathd-held-out",
                  ot.get("luns") == "[0:0:0|0:0:0]" and ot.get("maps") == "[]" and
