@@ -133,25 +133,4 @@ const char *merge_result_name(enum merge_result r);
  */
 void host_work_forget_attached(struct host_work *w, const struct scsi_addr *attached, size_t n);
 
-/**
- * lun_change_other_paths() - the other paths a change of LUN inventory
- *	concerns
- * @ev: a SCSI_EVENT_LUNS_CHANGED event
- * @same_unit: the attached LUNs that present the logical unit @ev came from
- *	(its wwid), any order; @ev's own LUN may be among them
- * @n: how many
- * @out: set to one SCSI_EVENT_LUNS_CHANGED per target (host, channel, id)
- *	of @same_unit other than @ev's, each once, in the order first seen;
- *	its LUN is the first of @same_unit on that target
- * @max: room in @out
- *
- * A unit attention reaches one I_T nexus. LIO keeps one per initiator
- * name, so of two sessions from one initiator only the first to send a
- * command hears it; multipath hosts want the new LUN on every path.
- *
- * Return: how many targets there are (more than @max: only @max written).
- */
-size_t lun_change_other_paths(const struct scsi_event *ev, const struct scsi_addr *same_unit,
-			      size_t n, struct scsi_event *out, size_t max);
-
 #endif

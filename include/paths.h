@@ -33,21 +33,6 @@ int volume_resolve(const struct sysfs_ctx *sys, const struct volume_address *a,
 		   struct volume_path **ret, size_t *ret_count, struct holdout_key **ret_keys);
 
 /**
- * wwid_paths() - the attached LUNs that present one logical unit
- * @sys: the path context
- * @a: the address (@a->wwid set)
- * @skip: a target (its host, channel and id) whose LUNs are not read, or
- *	NULL
- * @ret: set to the LUNs whose sysfs wwid is @a's, in H:C:T:L order
- *	(free() it); NULL when none
- * @ret_count: how many
- *
- * Return: 0 or a negative errno.
- */
-int wwid_paths(const struct sysfs_ctx *sys, const struct volume_address *a,
-	       const struct scsi_addr *skip, struct scsi_addr **ret, size_t *ret_count);
-
-/**
  * volume_holdout_key() - the hold-out key of one path of a target address
  * @a: the address (a target address with a LUN)
  * @k: filled in

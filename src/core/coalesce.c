@@ -30,10 +30,6 @@
  *   remote port online again): that target is scanned, and its LUNs are
  *   brought back first; a host add merged after it keeps that.
  * - host remove: everything waiting for the host goes.
- *
- * A change of LUN inventory also concerns the target's other paths: the
- * targets where the unit that told it is attached too
- * (lun_change_other_paths()).
  */
 #include <string.h>
 
@@ -203,30 +199,4 @@ void host_work_forget_attached(struct host_work *w, const struct scsi_addr *atta
 			w->luns[k++] = w->luns[i];
 	}
 	w->nluns = k;
-}
-
-size_t lun_change_other_paths(const struct scsi_event *ev, const struct scsi_addr *same_unit,
-			      size_t n, struct scsi_event *out, size_t max)
-{
-	size_t count = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct scsi_addr *a = &same_unit[i];
-		bool seen = a->host == ev->host && (int)a->channel == ev->channel &&
-			    (int)a->id == ev->id;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = same_unit[j].host == a->host && same_unit[j].channel == a->channel &&
-			       same_unit[j].id == a->id;
-		if (seen)
-			continue;
-		if (count < max)
-			out[count] = (struct scsi_event){ .kind = SCSI_EVENT_LUNS_CHANGED,
-							  .host = a->host,
-							  .channel = (int)a->channel,
-							  .id = (int)a->id,
-							  .lun = a->lun };
-		count++;
-	}
-	return count;
 }

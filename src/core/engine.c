@@ -798,53 +798,6 @@ static bool is_recent(struct engine *e, struct host_state *h, const struct scsi_
 	return false;
 }
 
-/* A change of LUN inventory heard on one path is scanned on the target's
- * other paths too (lun_change_other_paths()): the attached LUNs that present
- * the unit which told it. Its own target's LUNs are not read: a target of
- * 16,384 LUNs would cost as many reads per event. */
-static void queue_other_paths(struct engine *e, const struct scsi_event *ev)
-{
-	struct scsi_addr a = { ev->host, (unsigned int)ev->channel, (unsigned int)ev->id, ev->lun };
-	struct scsi_event other[WORK_TARGETS_MAX];
-	struct volume_address unit = { 0 };
-	struct scsi_addr *same = NULL;
-	char wwid[SCSI_WWID_MAX + 2];
-	size_t n = 0, nother;
-
-	if (ev->channel < 0 || ev->id < 0 ||
-	    sysfs_device_attr(e->sys, &a, "wwid", wwid, sizeof(wwid)) < 0 ||
-	    volume_address_set_wwid(&unit, wwid) < 0 ||
-	    wwid_paths(e->sys, &unit, &a, &same, &n) < 0)
-		return;
-	nother = lun_change_other_paths(ev, same, n, other, WORK_TARGETS_MAX);
-	free(same);
-	if (nother > WORK_TARGETS_MAX) {
-		elog(e, LOG_WARNING,
-		     "%u:%d:%d:%" PRIu64 ": %s is attached on %zu other targets; the first %d "
-		     "are scanned",
-		     ev->host, ev->channel, ev->id, ev->lun, unit.wwid, nother, WORK_TARGETS_MAX);
-		nother = WORK_TARGETS_MAX;
-	}
-	for (size_t i = 0; i < nother; i++) {
-		struct host_state *h = host_get(e, other[i].host);
-		enum merge_result m;
-
-		if (!h) {
-			elog(e, LOG_ERR, "host%u: out of memory; its path of %s is not scanned",
-			     other[i].host, unit.wwid);
-			continue;
-		}
-		m = host_work_merge(&h->work, &other[i]);
-		if (m == MERGE_QUEUED || m == MERGE_WIDENED)
-			elog(e, LOG_INFO,
-			     "%u:%d:%d: scanned for the change of LUNs %u:%d:%d:%" PRIu64
-			     " reported: both are paths of %s",
-			     other[i].host, other[i].channel, other[i].id, ev->host, ev->channel,
-			     ev->id, ev->lun, unit.wwid);
-		start(e, h);
-	}
-}
-
 void engine_event(struct engine *e, const struct scsi_event *ev)
 {
 	struct host_state *h;
@@ -900,8 +853,6 @@ void engine_event(struct engine *e, const struct scsi_event *ev)
 		break;
 	}
 	start(e, h);
-	if (ev->kind == SCSI_EVENT_LUNS_CHANGED && (m == MERGE_QUEUED || m == MERGE_WIDENED))
-		queue_other_paths(e, ev);
 }
 
 int engine_coldplug(struct engine *e)

@@ -111,37 +111,6 @@ static void key_of(const struct sysfs_ctx *sys, const struct volume_host *hosts,
 		k->driver[0] = '\0';
 }
 
-int wwid_paths(const struct sysfs_ctx *sys, const struct volume_address *a,
-	       const struct scsi_addr *skip, struct scsi_addr **ret, size_t *ret_count)
-{
-	struct scsi_addr *addrs = NULL;
-	size_t n = 0, np = 0;
-	int r;
-
-	*ret = NULL;
-	*ret_count = 0;
-	r = sysfs_devices(sys, SCAN_WILDCARD, &addrs, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++) {
-		char wwid[SCSI_WWID_MAX + 2];
-
-		if (skip && addrs[i].host == skip->host && addrs[i].channel == skip->channel &&
-		    addrs[i].id == skip->id)
-			continue;
-		if (sysfs_device_attr(sys, &addrs[i], "wwid", wwid, sizeof(wwid)) >= 0 &&
-		    volume_wwid_matches(a, wwid))
-			addrs[np++] = addrs[i];
-	}
-	if (!np) {
-		free(addrs);
-		return 0;
-	}
-	*ret = addrs;
-	*ret_count = np;
-	return 0;
-}
-
 static int resolve_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
 			struct volume_path **ret, size_t *ret_count, struct holdout_key **ret_keys)
 {
@@ -149,24 +118,30 @@ static int resolve_wwid(const struct sysfs_ctx *sys, const struct volume_address
 	struct volume_path *paths = NULL;
 	struct holdout_key *keys = NULL;
 	struct volume_host *hosts = NULL;
-	size_t np = 0, nhosts = 0;
+	size_t n = 0, np = 0, nhosts = 0;
 	int r;
 
-	r = wwid_paths(sys, a, NULL, &addrs, &np);
+	r = sysfs_devices(sys, SCAN_WILDCARD, &addrs, &n);
 	if (r < 0)
 		return r;
-	paths = calloc(np + 1, sizeof(*paths));
-	keys = calloc(np + 1, sizeof(*keys));
+	paths = calloc(n + 1, sizeof(*paths));
+	keys = calloc(n + 1, sizeof(*keys));
 	if (!paths || !keys) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < np; i++) {
-		paths[i].addr = addrs[i];
-		paths[i].reachable = true;
-		if (sysfs_device_attr(sys, &addrs[i], "state", paths[i].state,
-				      sizeof(paths[i].state)) < 0)
-			snprintf(paths[i].state, sizeof(paths[i].state), "?");
+	for (size_t i = 0; i < n; i++) {
+		char wwid[SCSI_WWID_MAX + 2];
+
+		if (sysfs_device_attr(sys, &addrs[i], "wwid", wwid, sizeof(wwid)) < 0 ||
+		    !volume_wwid_matches(a, wwid))
+			continue;
+		paths[np].addr = addrs[i];
+		paths[np].reachable = true;
+		if (sysfs_device_attr(sys, &addrs[i], "state", paths[np].state,
+				      sizeof(paths[np].state)) < 0)
+			snprintf(paths[np].state, sizeof(paths[np].state), "?");
+		np++;
 	}
 	if (np) {
 		r = read_hosts(sys, &hosts, &nhosts);

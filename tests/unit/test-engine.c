@@ -338,82 +338,6 @@ START_TEST(put_back)
 }
 END_TEST
 
-struct other_paths_case {
-	const char *what;
-	struct scsi_event ev;
-	struct scsi_addr same_unit[6];
-	size_t n;
-	size_t max;
-	size_t count;
-	const char *written;
-};
-
-static const struct other_paths_case other_paths_cases[] = {
-	{ "the unit on one path only: no other",
-	  LUNS(3, 0, 1, 0),
-	  { { 3, 0, 1, 0 } },
-	  1,
-	  8,
-	  0,
-	  "" },
-	{ "two sessions of one target: the other host's target",
-	  LUNS(3, 0, 0, 0),
-	  { { 3, 0, 0, 0 }, { 4, 0, 0, 0 } },
-	  2,
-	  8,
-	  1,
-	  "4:0:0:0" },
-	{ "the unit at another LUN number behind the other path",
-	  LUNS(4, 0, 0, 0),
-	  { { 3, 0, 0, 7 }, { 4, 0, 0, 0 } },
-	  2,
-	  8,
-	  1,
-	  "3:0:0:7" },
-	{ "another target of the same host (two target ports), once each",
-	  LUNS(3, 0, 1, 0),
-	  { { 3, 0, 1, 0 }, { 3, 0, 2, 0 }, { 3, 0, 2, 5 }, { 5, 1, 2, 0 } },
-	  4,
-	  8,
-	  2,
-	  "3:0:2:0 5:1:2:0" },
-	{ "the event's own LUN not listed (gone meanwhile)",
-	  LUNS(3, 0, 1, 0),
-	  { { 2, 0, 0, 0 } },
-	  1,
-	  8,
-	  1,
-	  "2:0:0:0" },
-	{ "more than the room: counted, the first written",
-	  LUNS(3, 0, 1, 0),
-	  { { 4, 0, 1, 0 }, { 5, 0, 1, 0 }, { 6, 0, 1, 0 } },
-	  3,
-	  2,
-	  3,
-	  "4:0:1:0 5:0:1:0" },
-	{ "nothing attached", LUNS(3, 0, 1, 0), { { 0 } }, 0, 8, 0, "" },
-};
-
-START_TEST(other_paths)
-{
-	const struct other_paths_case *c = &other_paths_cases[_i];
-	struct scsi_event out[8];
-	char t[256] = "";
-	size_t used = 0, n;
-
-	n = lun_change_other_paths(&c->ev, c->same_unit, c->n, out, c->max);
-	ck_assert_msg(n == c->count, "%s: %zu targets", c->what, n);
-	for (size_t i = 0; i < n && i < c->max; i++) {
-		ck_assert_int_eq(out[i].kind, SCSI_EVENT_LUNS_CHANGED);
-		used += (size_t)snprintf(t + used, sizeof(t) - used, "%s%u:%d:%d:%llu",
-					 i ? " " : "", out[i].host, out[i].channel, out[i].id,
-					 (unsigned long long)out[i].lun);
-	}
-	ck_assert_msg(strcmp(t, c->written) == 0, "%s: '%s', expected '%s'", c->what, t,
-		      c->written);
-}
-END_TEST
-
 /* The engine on a fake tree: hosts whose scan files are plain files (a
  * write attaches nothing, no id is refused) and no devices. */
 static char root[64], log_text[1 << 20];
@@ -717,41 +641,6 @@ START_TEST(engine_path_back)
 }
 END_TEST
 
-/* A change of LUN inventory told on one session is scanned on the other
- * session of the same target: the one where LUN 0's unit is attached too. */
-START_TEST(engine_lun_change_on_other_paths)
-{
-	struct sysfs_ctx *sys;
-	struct engine *e = make_engine(&sys, &defaults);
-	struct engine_stats st;
-
-	mkpath("sys/bus/scsi/devices/0:0:0:0");
-	touch("sys/bus/scsi/devices/0:0:0:0/wwid", "naa.6001405aaaaaaaaaaaaaaaaaaaaaaaaa\n");
-	mkpath("sys/bus/scsi/devices/1:0:0:0");
-	touch("sys/bus/scsi/devices/1:0:0:0/wwid", "naa.6001405aaaaaaaaaaaaaaaaaaaaaaaaa\n");
-	mkpath("sys/bus/scsi/devices/1:0:1:0");
-	touch("sys/bus/scsi/devices/1:0:1:0/wwid", "naa.6001405bbbbbbbbbbbbbbbbbbbbbbbbb\n");
-	ck_assert_int_eq(engine_coldplug(e), 0);
-	run_until_idle(e);
-	engine_stats(e, &st);
-	ck_assert_uint_eq(st.scans, 2);
-	engine_event(e, &(struct scsi_event)LUNS(0, 0, 0, 0));
-	run_until_idle(e);
-	ck_assert_msg(strstr(log_text, "<6>1:0:0: scanned for the change of LUNs 0:0:0:0 reported: "
-				       "both are paths of naa.6001405aaaaaaaaaaaaaaaaaaaaaaaaa\n"),
-		      "%s", log_text);
-	engine_stats(e, &st);
-	ck_assert_uint_eq(st.scans, 4);
-	/* a unit on one path only: its own target alone */
-	engine_event(e, &(struct scsi_event)LUNS(1, 0, 1, 0));
-	run_until_idle(e);
-	engine_stats(e, &st);
-	ck_assert_uint_eq(st.scans, 5);
-	ck_assert_ptr_null(strstr(log_text, "of LUNs 1:0:1:0 reported"));
-	drop_tree(e, sys);
-}
-END_TEST
-
 START_TEST(engine_parses_from_many_threads)
 {
 	struct engine_options opt = defaults;
@@ -807,8 +696,6 @@ int main(void)
 
 	tcase_add_loop_test(tc, merge_rules, 0, sizeof(merge_cases) / sizeof(merge_cases[0]));
 	tcase_add_test(tc, merge_limits);
-	tcase_add_loop_test(tc, other_paths, 0,
-			    sizeof(other_paths_cases) / sizeof(other_paths_cases[0]));
 	tcase_add_test(tc, forget_own_attaches);
 	tcase_add_test(tc, put_back);
 	suite_add_tcase(s, tc);
@@ -819,7 +706,6 @@ int main(void)
 	tcase_add_test(tc, engine_reload_keeps_old_db);
 	tcase_add_test(tc, engine_holdouts_want_lun_adds);
 	tcase_add_test(tc, engine_path_back);
-	tcase_add_test(tc, engine_lun_change_on_other_paths);
 	tcase_add_test(tc, engine_parses_from_many_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -475,12 +475,12 @@ lun $T8 4 $(backstore_rd m4)
 sg=$(ls /sys/bus/scsi/devices/$a8:0:0:0/scsi_generic)
 sg_turs /dev/$sg > /dev/null 2>&1; sg_turs /dev/$sg > /dev/null 2>&1
 # LIO keeps one unit attention for both sessions (one initiator name): the
-# first command on either path takes it, and the daemon scans the other
-# path for it too.
-i=0; while [ $i -lt 300 ] && ! { [ -e /sys/bus/scsi/devices/$a8:0:0:4 ] && [ -e /sys/bus/scsi/devices/$b8:0:0:4 ]; }; do sleep 0.1; i=$((i + 1)); done
+# first command on either path takes it (multipathd's checker or the TURs
+# above), and the daemon scans the target of the path that heard it.
+i=0; while [ $i -lt 150 ] && ! [ -e /sys/bus/scsi/devices/$a8:0:0:4 ] && ! [ -e /sys/bus/scsi/devices/$b8:0:0:4 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 2
 echo "@@MP held luns=[$(mluns)] maps=[$(mmaps)] ms=$((i * 100))"
-grep -E "reported LUNs data has changed|scanned for the change of LUNs" /tmp/m.log | tail -3 | sed 's/^/@@MPU /'
+grep -E "reported LUNs data has changed" /tmp/m.log | tail -3 | sed 's/^/@@MPU /'
 scsi-scan release --wwid $W > /tmp/m.out 2>&1; rc=$?
 scsi-scan --iscsi-target $T8 --lun 2 > /tmp/m.out2 2>&1; rc2=$?
 echo "@@MP release rc=$rc attach_rc=$rc2 luns=[$(mluns)] maps=[$(mmaps)] holdouts=$(ls /run/scsi-scan/holdout | wc -l)"
@@ -717,12 +717,16 @@ def check_multipathd(checks, out):
     checks.check("multipathd-held-out",
                  ot.get("luns") == "[0:0:0|0:0:0]" and ot.get("maps") == "[]" and
                  "0:0:2: removed: excluded by lunmask 'held out'" in text["MPO"] and
-                 hd.get("luns") == "[0:0:0,0:0:4|0:0:0,0:0:4]" and hd.get("maps") == "[]" and
-                 "scanned for the change of LUNs" in text["MPU"],
+                 hd.get("luns") in ("[0:0:0,0:0:4|0:0:0]", "[0:0:0|0:0:0,0:0:4]") and
+                 hd.get("maps") == "[]" and
+                 any(f"{h}:0:0:" in text["MPU"] for h in
+                     [mp.get("attach", {}).get("hosts", ",").split(",")[
+                         0 if hd.get("luns", "").startswith("[0:0:0,0:0:4") else 1]]),
                  f"the daemon's coldplug attached LUN 0 of both paths; the kernel's '- - -' "
                  f"scan of one path's host attached LUN 2 again; the daemon deleted it in "
                  f"{ot.get('ms')} ms: {ot.get('luns')}, maps {ot.get('maps')}; its log: "
-                 f"{text['MPO'][:400]}; LUN 4 mapped, one unit attention for both sessions: "
+                 f"{text['MPO'][:400]}; LUN 4 mapped, one unit attention for both sessions, "
+                 f"LUN 4 on the path that heard it: "
                  f"in {hd.get('ms')} ms {hd.get('luns')}, maps {hd.get('maps')}; "
                  f"{text['MPU'][:400]}", width=30)
     rluns = rl.get("luns", "").strip("[]").split("|")
