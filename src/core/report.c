@@ -72,10 +72,19 @@ static const char *keep_text(struct target_report *t, const char *text)
 	return copy;
 }
 
+/* keep_text() of what @fmt and @ap make, cut at PLAN_REASON_LEN. */
+static __attribute__((format(printf, 2, 0))) const char *keep_vtext(struct target_report *t,
+								    const char *fmt, va_list ap)
+{
+	char text[PLAN_REASON_LEN];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	return keep_text(t, text);
+}
+
 int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, enum scan_code code,
 		    const char *fmt, va_list ap)
 {
-	char text[PLAN_REASON_LEN];
 	struct lun_report *l;
 	const char *kept;
 
@@ -88,8 +97,7 @@ int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, e
 		t->luns = l;
 		t->alloc = n;
 	}
-	vsnprintf(text, sizeof(text), fmt, ap);
-	kept = keep_text(t, text);
+	kept = keep_vtext(t, fmt, ap);
 	if (!kept)
 		return -ENOMEM;
 	l = &t->luns[t->nluns++];
@@ -102,14 +110,12 @@ int report_add_lunv(struct target_report *t, uint64_t lun, enum lun_outcome o, e
 
 int report_set_reason(struct target_report *t, struct lun_report *l, const char *fmt, ...)
 {
-	char text[PLAN_REASON_LEN];
 	const char *kept;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	kept = keep_vtext(t, fmt, ap);
 	va_end(ap);
-	kept = keep_text(t, text);
 	l->reason = kept ? kept : "(no memory left for this line's reason)";
 	return kept ? 0 : -ENOMEM;
 }
