@@ -714,14 +714,16 @@ def check_multipathd(checks, out):
                  f"{dt.get('maps')}, hold-out {dt.get('holdouts')}: {text['MPD2'][:500]}" +
                  ("" if dt.get("luns") == "[0:0:0|0:0:0]" else f"; the daemon: {text['MPX']}"),
                  width=30)
+    # The session LUN 4 came on: its host must be the one that heard the
+    # unit attention (LIO gives one per initiator name, to one session).
+    ua_host = mp.get("attach", {}).get("hosts", ",").split(",")[
+        0 if hd.get("luns", "").startswith("[0:0:0,0:0:4") else 1]
     checks.check("multipathd-held-out",
                  ot.get("luns") == "[0:0:0|0:0:0]" and ot.get("maps") == "[]" and
                  "0:0:2: removed: excluded by lunmask 'held out'" in text["MPO"] and
                  hd.get("luns") in ("[0:0:0,0:0:4|0:0:0]", "[0:0:0|0:0:0,0:0:4]") and
                  hd.get("maps") == "[]" and
-                 any(f"{h}:0:0:" in text["MPU"] for h in
-                     [mp.get("attach", {}).get("hosts", ",").split(",")[
-                         0 if hd.get("luns", "").startswith("[0:0:0,0:0:4") else 1]]),
+                 f"{ua_host}:0:0:" in text["MPU"],
                  f"the daemon's coldplug attached LUN 0 of both paths; the kernel's '- - -' "
                  f"scan of one path's host attached LUN 2 again; the daemon deleted it in "
                  f"{ot.get('ms')} ms: {ot.get('luns')}, maps {ot.get('maps')}; its log: "
