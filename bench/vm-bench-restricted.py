@@ -63,6 +63,16 @@ gap() {
 		awk 'NR > 1 { printf "%d\n", ($1 - p) * 1000000 } { p = $1 }' | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
 }
+# Where a side's time went, from the kernel log: start mark to the first
+# attach, first to last attach, last attach to the end mark (microseconds).
+phases() {
+	dmesg | awk -v h=$h '
+		{ t = substr($0, 2, index($0, "]") - 2) + 0 }
+		/scsi-bench: start/ { s = t }
+		/scsi-bench: end/ { e = t }
+		$0 ~ "scsi " h ":0:0:[0-9]*: Direct-Access" { if (!f) f = t; l = t }
+		END { printf "pre_us=%d span_us=%d post_us=%d", (f - s) * 1e6, (l - f) * 1e6, (e - l) * 1e6 }'
+}
 clear
 i=0
 while [ $i -lt $ROUNDS ]; do
@@ -71,15 +81,17 @@ while [ $i -lt $ROUNDS ]; do
 	while [ $r -lt $((i % 4)) ]; do first=$1; shift; set -- "$@" $first; r=$((r + 1)); done
 	for who in "$@"; do
 		dmesg -c > /dev/null
+		echo "scsi-bench: start" > /dev/kmsg
 		case $who in
 		kernel) us=$(monotonic write $scan "- - -") ;;
 		floor) us=$(IFS='|'; monotonic writes $scan $luns) ;;
 		floor2) us=$(IFS='|'; monotonic writes -j 2 $scan $luns) ;;
 		ours) us=$(monotonic run scsi-scan --quirks-file /tmp/policy.conf host$h) ;;
 		esac
+		echo "scsi-bench: end" > /dev/kmsg
 		refused=no
 		[ -e /sys/bus/scsi/devices/$h:0:0:$REFUSED ] && refused=yes
-		echo "@@S who=$who round=$i us=$us luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l) refused_attached=$refused gap_us=$(gap)"
+		echo "@@S who=$who round=$i us=$us luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l) refused_attached=$refused gap_us=$(gap) $(phases)"
 		clear
 	done
 	i=$((i + 1))
@@ -97,10 +109,13 @@ def main():
         BUILD, SERIES, vmlib.BASE_MODULES,
         f"ROUNDS={ROUNDS}\nLUNS={LUNS}\nREFUSED={REFUSED}\n" + SCRIPT, timeout=7200,
         what=f"one target of {LUNS} LUNs, one refused, {ROUNDS} rounds", bench=True,
-        memory=3072, smp=2)
+        memory=3072, smp=2,
+        # Every side's attach messages and marks, from the first on.
+        append="log_buf_len=16M")
     rows = [m.groupdict() for m in re.finditer(
         r"^@@S who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+) "
-        r"refused_attached=(?P<ref>\w+) gap_us=(?P<gap>\d+)", out, re.M)]
+        r"refused_attached=(?P<ref>\w+) gap_us=(?P<gap>\d+) "
+        r"pre_us=(?P<pre>-?\d+) span_us=(?P<span>-?\d+) post_us=(?P<post>-?\d+)", out, re.M)]
     m = re.search(r"^@@REFUSED (\d+)", out, re.M)
     refused = f"LUN {m.group(1)} (the {REFUSED + 1}st listed)" if m else "one LUN"
     side = {w: {int(r["r"]): r for r in rows if r["who"] == w} for w in SIDES}
@@ -114,8 +129,9 @@ def main():
           f"{refused} refused by the policy, {len(rounds)} rounds, same boot, order "
           "rotating; ms, median (min-max)\n")
     print("| side | time | ratio to the kernel's - - - | IQR of per-round ratios | "
-          "LUNs attached | refused LUN attached | median gap between attaches (µs) |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "LUNs attached | refused LUN attached | median gap between attaches (µs) | "
+          "before the first attach | first to last attach | after the last |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     k = ms["kernel"]
     for w in SIDES:
         q1, q3 = vmlib.ratio_quartiles([ms[w][i] / k[i] for i in range(len(rounds))])
@@ -124,7 +140,9 @@ def main():
         gaps = [int(side[w][r]["gap"]) for r in rounds]
         print(f"| {w} | {stats(ms[w])} | {statistics.median(ms[w]) / statistics.median(k):.3f}"
               f" | {q1:.3f}-{q3:.3f} | {luns} | {','.join(refused)} | "
-              f"{statistics.median(gaps):,.0f} |")
+              f"{statistics.median(gaps):,.0f} | " +
+              " | ".join(stats([int(side[w][r][p]) / 1000 for r in rounds])
+                         for p in ("pre", "span", "post")) + " |")
     bad = [r for r in rounds if side["ours"][r]["ref"] != "no"]
     if bad:
         print(f"\nFAIL: the refused LUN was attached by ours in rounds {bad}")

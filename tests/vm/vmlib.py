@@ -652,10 +652,10 @@ def install_bench(build_dir, dest):
 
 
 def run_guest(build, series, modules, script, programs=(), timeout=900, what="",
-              bench=False, memory=1024, smp=1):
+              bench=False, memory=1024, smp=1, append=""):
     """Installs the project (with @bench, install_bench()), boots @series with
-    @modules loaded and @script as the body of /init; returns (release,
-    console output)."""
+    @modules loaded and @script as the body of /init, @append on the kernel's
+    command line; returns (release, console output)."""
     vmlinuz, moddir, release = prepare_kernel(series)
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
@@ -664,7 +664,8 @@ def run_guest(build, series, modules, script, programs=(), timeout=900, what="",
         build_initramfs(initrd, staging, module_order(moddir, modules),
                         INIT_HEAD + script + INIT_TAIL, programs=programs)
         log(f"booting {release}{': ' + what if what else ''}")
-        return release, boot(vmlinuz, initrd, timeout=timeout, memory=memory, smp=smp)
+        return release, boot(vmlinuz, initrd, timeout=timeout, memory=memory, smp=smp,
+                             append=append)
 
 
 def ratio_quartiles(ratios):
