@@ -292,26 +292,55 @@ struct plan_batch_input {
 };
 
 /**
- * plan_batch() - whether the rest of the list goes to one kernel target
- *	scan ("C T -" in the scan file) instead of one write per LUN
+ * enum plan_batch_kind - how the rest of a REPORT LUNS list is attached
+ * @PLAN_BATCH_NONE: LUN by LUN, each write asked by the plan in turn
+ * @PLAN_BATCH_TARGET: one kernel target scan ("C T -" in the scan file)
+ * @PLAN_BATCH_LUNS: one write per LUN the policy allows, all handed over
+ *	at once (plan_batch_luns()); a LUN it refuses is never written
+ */
+enum plan_batch_kind {
+	PLAN_BATCH_NONE,
+	PLAN_BATCH_TARGET,
+	PLAN_BATCH_LUNS,
+};
+
+/**
+ * plan_batch() - whether the rest of the list is attached in one go
+ *	instead of one write per LUN asked in turn
  * @p: the plan; its last action is a probe of a listed LUN
  * @in: what the apply loop knows
  * @why: set to the reason either way (PLAN_REASON_LEN bytes)
  *
- * Only when nothing of ours could refuse a listed LUN (no quirk flag,
- * max_lun or per-LUN entry, no lunmask entry for the target, no selected
- * LUN, no investigation): the kernel's scan of the target then attaches the
- * listed LUNs that answer, as our writes one by one would, in one write
- * instead of one per LUN, and gives up at the first LUN that does not
- * respond. One listed LUN is first attached on its own, so that a target
- * answering with ghosts is caught before the kernel attaches them all, and
- * its time, times the LUNs left, must fit the time the scan's bounds leave.
- * The plan still walks the list: a LUN the kernel left out is tried on its
- * own, a ghost still ends the scan. Decided once per plan.
+ * Only when nothing of ours could refuse a listed LUN by what it answers
+ * (no quirk flag, max_lun or per-LUN entry, no selected LUN, no
+ * investigation). Without a lunmask entry for the target, the kernel's scan
+ * of the target then attaches the listed LUNs that answer, as our writes
+ * one by one would, in one write instead of one per LUN, and gives up at
+ * the first LUN that does not respond. With one, the policy decides by the
+ * LUN's number alone: the LUNs it allows are written one by one, in one
+ * hand-over, and the kernel's target scan is never used, since it would
+ * attach a refused LUN for a moment. One listed LUN is first attached on
+ * its own, so that a target answering with ghosts is caught before the
+ * rest are attached, and its time, times the LUNs left, must fit the time
+ * the scan's bounds leave. The plan still walks the list: a LUN the batch
+ * left out is tried on its own, a ghost still ends the scan. Decided once
+ * per plan.
  *
- * Return: true to write the target scan before the next probe.
+ * Return: how the LUNs left are attached before the next probe.
  */
-bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why);
+enum plan_batch_kind plan_batch(struct plan *p, const struct plan_batch_input *in, char *why);
+
+/**
+ * plan_batch_luns() - the LUNs a PLAN_BATCH_LUNS hand-over writes
+ * @p: the plan, right after plan_batch() chose PLAN_BATCH_LUNS
+ * @luns: filled with them in the list's order (room for the list's count)
+ *
+ * The listed LUN being probed and those after it, less LUN 0 when present
+ * and the LUNs the policy refuses.
+ *
+ * Return: how many.
+ */
+size_t plan_batch_luns(const struct plan *p, uint64_t *luns);
 
 /**
  * plan_free() - free what a plan holds

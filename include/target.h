@@ -39,6 +39,13 @@
  *	@read_after, by reading its attribute @attr (read_result, data, len)
  * @TARGET_KERNEL_SCAN: write "C T -", the kernel's own scan of the target
  *	(result, max_lun_ok, and luns: the target's LUNs attached now)
+ * @TARGET_ATTACH_LUNS: write "C T L" for each of the @nluns LUNs of @luns,
+ *	all of them handed over at once, in any order or from several
+ *	threads, stopping at the first write that fails; then list the
+ *	target's LUNs (result: 0 or that write's negative errno; max_lun_ok;
+ *	luns: the target's LUNs attached now, even after a failure). With
+ *	@read_after, each LUN's attribute @attr may be read right after its
+ *	write, and a later TARGET_READ of it served from that read, once.
  * @TARGET_INQUIRY: standard INQUIRY of @len bytes through the sg or bsg
  *	node of @lun (result, data, has_sense, why)
  * @TARGET_VPD: INQUIRY for VPD page @page of @lun, through its sg or bsg
@@ -60,6 +67,7 @@
 enum target_act {
 	TARGET_ATTACH,
 	TARGET_KERNEL_SCAN,
+	TARGET_ATTACH_LUNS,
 	TARGET_INQUIRY,
 	TARGET_VPD,
 	TARGET_REPORT_LUNS,
@@ -127,13 +135,16 @@ enum target_end_kind {
  * @lun: the LUN it is about
  * @len: TARGET_INQUIRY: the allocation length
  * @page: TARGET_VPD: the page code
- * @attr: TARGET_READ: which attribute; TARGET_ATTACH with @read_after: the
- *	attribute to read once the write is done
+ * @attr: TARGET_READ: which attribute; TARGET_ATTACH and TARGET_ATTACH_LUNS
+ *	with @read_after: the attribute to read once the write is done
  * @read_after: TARGET_ATTACH: read @attr of @lun after the write, the read
  *	the machine asks first when the LUN is attached; what looks whether
- *	it is attached then (a read that works needs no other look). An
- *	interpreter may ignore it: the machine asks the read again.
+ *	it is attached then (a read that works needs no other look).
+ *	TARGET_ATTACH_LUNS: see there. An interpreter may ignore it: the
+ *	machine asks the read again.
  * @text: TARGET_SET_HANDLER: the handler's name
+ * @luns: TARGET_ATTACH_LUNS: the LUNs to write, owned by the machine
+ * @nluns: how many
  * @end: TARGET_DONE: how the target ended
  * @error: TARGET_DONE with TARGET_END_ABORT: the negative errno
  */
@@ -145,22 +156,25 @@ struct target_action {
 	enum target_attr attr;
 	bool read_after;
 	const char *text;
+	const uint64_t *luns;
+	size_t nluns;
 	enum target_end_kind end;
 	int error;
 };
 
 /**
  * struct target_obs - what came of the last action
- * @result: TARGET_ATTACH, TARGET_KERNEL_SCAN, TARGET_DELETE: 0 or a
- *	negative errno (-EINVAL: past the host's limits; -ETIMEDOUT or
- *	-ECANCELED: a bound stopped the scan before the write);
+ * @result: TARGET_ATTACH, TARGET_KERNEL_SCAN, TARGET_ATTACH_LUNS,
+ *	TARGET_DELETE: 0 or a negative errno (-EINVAL: past the host's
+ *	limits; -ETIMEDOUT or -ECANCELED: a bound stopped the scan before the
+ *	write);
  *	TARGET_INQUIRY, TARGET_REPORT_LUNS: 0, a positive SG_LIB_CAT_*
  *	category or a negative errno (-ENOENT: no sg or bsg node);
  *	TARGET_READ: the bytes read, or a negative errno; TARGET_LIST: 0 or a
  *	negative errno; TARGET_IN_USE, TARGET_LOST: 1, 0 or a negative errno
  * @attached: TARGET_ATTACH: the LUN is attached afterwards
- * @max_lun_ok: TARGET_ATTACH, TARGET_KERNEL_SCAN: the highest LUN this
- *	host has taken so far, or -1
+ * @max_lun_ok: TARGET_ATTACH, TARGET_KERNEL_SCAN, TARGET_ATTACH_LUNS: the
+ *	highest LUN this host has taken so far, or -1
  * @ms: TARGET_ATTACH: how long the write took
  * @read_result: TARGET_ATTACH with read_after: the bytes the read gave, a
  *	negative errno, or 0 when it was not done (its data in @data, @len)
@@ -169,8 +183,8 @@ struct target_action {
  * @len: its length
  * @has_sense: TARGET_INQUIRY, TARGET_REPORT_LUNS: the failure came with
  *	sense data (the device answered)
- * @luns: TARGET_KERNEL_SCAN, TARGET_LIST: the target's LUNs attached now,
- *	sorted
+ * @luns: TARGET_KERNEL_SCAN, TARGET_ATTACH_LUNS, TARGET_LIST: the target's
+ *	LUNs attached now, sorted
  * @nluns: how many
  * @why: the failure, the holder (TARGET_IN_USE), the transport's entry
  *	(TARGET_LOST), or the bound that stopped the scan, in words
@@ -440,6 +454,8 @@ struct target_machine {
 	struct plan_action act;
 	struct plan_reach_fate fate;
 	struct plan_batch_input batch;
+	enum plan_batch_kind batch_kind;
+	uint64_t *batch_luns;
 	uint64_t *attached;
 	size_t nattached;
 	size_t attached_alloc;

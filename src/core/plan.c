@@ -489,21 +489,44 @@ void plan_reach_fate(const struct plan_reach_input *in, struct plan_reach_fate *
 	}
 }
 
-bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why)
+/* The listed LUN being probed and those after it that the policy allows,
+ * into @luns unless NULL. Return: how many. */
+static size_t batch_luns(const struct plan *p, uint64_t *luns)
+{
+	struct lunmask_verdict v;
+	size_t n = 0;
+
+	for (size_t i = p->next ? p->next - 1 : 0; i < p->count; i++) {
+		uint64_t lun = p->luns[i];
+
+		if (lun == 0 && p->in.lun0_present)
+			continue;
+		if (p->in.mask) {
+			lunmask_decide(p->in.mask, lun, &v);
+			if (!v.allowed)
+				continue;
+		}
+		if (luns)
+			luns[n] = lun;
+		n++;
+	}
+	return n;
+}
+
+enum plan_batch_kind plan_batch(struct plan *p, const struct plan_batch_input *in, char *why)
 {
 	const struct plan_input *pi = &p->in;
 	size_t left = p->count - p->next + 1;
+	bool by_lun = pi->mask && pi->mask->count;
 	const char *no = NULL;
 
 	why[0] = '\0';
 	if (p->batch_decided || p->state != ST_REPORT_LIST)
-		return false;
+		return PLAN_BATCH_NONE;
 	if (in->dry_run)
 		no = "a dry run writes nothing";
 	else if (pi->flags || pi->max_lun >= 0 || !pi->attach)
 		no = "the quirk database has an entry for the device";
-	else if (pi->mask && pi->mask->count)
-		no = "lunmask entries apply to the target";
 	else if (pi->has_only_lun || pi->investigate)
 		no = "not every listed LUN is wanted";
 	else if (in->per_lun_refusal)
@@ -511,13 +534,13 @@ bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why)
 	else if (!in->through_lun0)
 		no = "the target was not reached through LUN 0";
 	else if (left < PLAN_BATCH_MIN)
-		return false;
+		return PLAN_BATCH_NONE;
 	else if (!in->probed)
-		return false;
+		return PLAN_BATCH_NONE;
 	p->batch_decided = true;
 	if (no) {
 		say(why, "LUN by LUN: %s", no);
-		return false;
+		return PLAN_BATCH_NONE;
 	}
 	if (in->ms_left >= 0 &&
 	    (uint64_t)left * (in->slowest_ms ? in->slowest_ms : 1) > (uint64_t)in->ms_left) {
@@ -525,11 +548,26 @@ bool plan_batch(struct plan *p, const struct plan_batch_input *in, char *why)
 		    "LUN by LUN: %zu LUNs at up to %llu ms each may not fit the %lld ms the "
 		    "scan's time bounds leave",
 		    left, (unsigned long long)in->slowest_ms, in->ms_left);
-		return false;
+		return PLAN_BATCH_NONE;
+	}
+	if (by_lun) {
+		size_t allowed = batch_luns(p, NULL);
+
+		say(why,
+		    "the %zu LUNs left of the list that the policy allows (of %zu), one scan "
+		    "write each, handed over at once: lunmask entries apply to the target, and "
+		    "the kernel's target scan would attach a LUN they refuse",
+		    allowed, left);
+		return PLAN_BATCH_LUNS;
 	}
 	say(why,
 	    "the %zu LUNs left of the list by one kernel target scan: nothing of the "
 	    "database or the policy refuses any of them",
 	    left);
-	return true;
+	return PLAN_BATCH_TARGET;
+}
+
+size_t plan_batch_luns(const struct plan *p, uint64_t *luns)
+{
+	return batch_luns(p, luns);
 }

@@ -74,7 +74,40 @@ struct host_scan {
 	/* the volumes held out, read once the host is locked (the host's
 	 * report owns them) */
 	const struct quirk_db *holdouts;
+	/* what the writers of the last TARGET_ATTACH_LUNS read right after
+	 * each write, until the machine asks it */
+	struct batch_reads *reads;
 };
+
+/* The reads a TARGET_ATTACH_LUNS with read_after did with its writes:
+ * attribute @attr of each of @luns (its result: the bytes, a negative
+ * errno, or 0 when there is none or it was served), the bytes in @data at
+ * @off. */
+struct batch_reads {
+	enum target_attr attr;
+	uint64_t *luns;
+	int *result;
+	size_t *off;
+	size_t n;
+	size_t hint;
+	uint8_t *data;
+	size_t used;
+	size_t alloc;
+};
+
+static void batch_reads_free(struct host_scan *hs)
+{
+	struct batch_reads *br = hs->reads;
+
+	if (!br)
+		return;
+	free(br->luns);
+	free(br->result);
+	free(br->off);
+	free(br->data);
+	free(br);
+	hs->reads = NULL;
+}
 
 static void slog(const struct scan_ctx *ctx, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -181,6 +214,191 @@ static int host_scan_write(struct host_scan *hs, unsigned int channel, unsigned 
 	if (r == 0 && lun != UINT64_MAX && (long long)lun > hs->max_lun_ok)
 		hs->max_lun_ok = (long long)lun;
 	return r;
+}
+
+/* Writers of a TARGET_ATTACH_LUNS hand-over. The kernel takes one scan
+ * write of a host at a time (scan_mutex); a second writer makes its way
+ * into the kernel while the first one's LUN is probed. */
+#define SCAN_BATCH_WRITERS 2
+
+/* One TARGET_ATTACH_LUNS, shared by its writers. */
+struct batch_writes {
+	struct host_scan *hs;
+	unsigned int channel, id;
+	const uint64_t *luns;
+	size_t nluns;
+	struct batch_reads *reads;
+	pthread_mutex_t lock;
+	size_t next;
+	int error;
+};
+
+static int read_attr_bin(const struct scan_ctx *ctx, const char *name, enum target_attr attr,
+			 uint8_t *buf);
+
+/* Keeps what the read after the write of LUN @i gave (under the lock). */
+static void batch_keep(struct batch_reads *br, size_t i, int r, const uint8_t *page)
+{
+	if (r > 0 && br->alloc - br->used < (size_t)r) {
+		size_t alloc = br->alloc ? br->alloc : 16384;
+		uint8_t *data;
+
+		while (alloc - br->used < (size_t)r)
+			alloc *= 2;
+		data = realloc(br->data, alloc);
+		if (!data)
+			return;
+		br->data = data;
+		br->alloc = alloc;
+	}
+	if (r > 0) {
+		memcpy(br->data + br->used, page, (size_t)r);
+		br->off[i] = br->used;
+		br->used += (size_t)r;
+	}
+	br->result[i] = r;
+}
+
+/* Writes the hand-over's LUNs in turn with the other writers, through @fd,
+ * until they are done or one write fails; with @page, reads what the
+ * machine asks first of each LUN attached right after its write, while
+ * the other writer's LUN is probed. */
+static void batch_write(struct batch_writes *b, int fd, uint8_t *page)
+{
+	struct host_scan *hs = b->hs;
+
+	for (;;) {
+		struct scsi_addr a = { hs->host, b->channel, b->id, 0 };
+		char name[32];
+		size_t i = 0;
+		uint64_t lun = 0;
+		int r;
+
+		pthread_mutex_lock(&b->lock);
+		r = b->error || b->next >= b->nluns ? 1 : scan_bound(hs);
+		if (r == 0) {
+			i = b->next++;
+			lun = b->luns[i];
+			hs->writes++;
+			hs->target_writes++;
+		} else if (r < 0) {
+			b->error = r;
+		}
+		pthread_mutex_unlock(&b->lock);
+		if (r != 0)
+			return;
+		r = sysfs_scan_fd(fd, (int)b->channel, (int)b->id, lun);
+		pthread_mutex_lock(&b->lock);
+		if (r < 0 && !b->error)
+			b->error = r;
+		else if (r == 0 && (long long)lun > hs->max_lun_ok)
+			hs->max_lun_ok = (long long)lun;
+		pthread_mutex_unlock(&b->lock);
+		if (r < 0 || !b->reads || !page)
+			continue;
+		a.lun = lun;
+		scsi_addr_format(&a, name, sizeof(name));
+		r = read_attr_bin(hs->ctx, name, b->reads->attr, page);
+		pthread_mutex_lock(&b->lock);
+		batch_keep(b->reads, i, r, page);
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+static void *batch_writer(void *arg)
+{
+	struct batch_writes *b = arg;
+	int fd = sysfs_scan_open(b->hs->ctx->sys, b->hs->host);
+	uint8_t *page = b->reads ? malloc(VPD_PAGE_MAX) : NULL;
+
+	if (fd >= 0) {
+		batch_write(b, fd, page);
+		close(fd);
+	}
+	free(page);
+	return NULL;
+}
+
+/* The room for the reads a hand-over does with its writes, or NULL (they
+ * are then read when the machine asks). */
+static struct batch_reads *batch_reads_new(const struct target_action *a)
+{
+	struct batch_reads *br = calloc(1, sizeof(*br));
+
+	if (!br)
+		return NULL;
+	br->attr = a->attr;
+	br->n = a->nluns;
+	br->luns = malloc(a->nluns * sizeof(*br->luns));
+	br->result = calloc(a->nluns, sizeof(*br->result));
+	br->off = calloc(a->nluns, sizeof(*br->off));
+	if (!br->luns || !br->result || !br->off) {
+		free(br->luns);
+		free(br->result);
+		free(br->off);
+		free(br);
+		return NULL;
+	}
+	memcpy(br->luns, a->luns, a->nluns * sizeof(*br->luns));
+	return br;
+}
+
+/* Writes "C T L" for each LUN of @a (see TARGET_ATTACH_LUNS), reading what
+ * it asks with each. Return: 0, or the first failure's negative errno. */
+static int host_scan_write_luns(struct host_scan *hs, unsigned int channel, unsigned int id,
+				const struct target_action *a)
+{
+	struct batch_writes b = {
+		.hs = hs, .channel = channel, .id = id, .luns = a->luns, .nluns = a->nluns
+	};
+	pthread_t tid[SCAN_BATCH_WRITERS - 1];
+	bool started[SCAN_BATCH_WRITERS - 1] = { false };
+
+	batch_reads_free(hs);
+	if (hs->scan_fd < 0) {
+		hs->scan_fd = sysfs_scan_open(hs->ctx->sys, hs->host);
+		if (hs->scan_fd < 0)
+			return hs->scan_fd;
+	}
+	if (a->read_after && a->nluns)
+		b.reads = batch_reads_new(a);
+	pthread_mutex_init(&b.lock, NULL);
+	/* Without another thread, this one writes them all. */
+	for (size_t k = 0; k + 1 < SCAN_BATCH_WRITERS && a->nluns > 1; k++)
+		started[k] = pthread_create(&tid[k], NULL, batch_writer, &b) == 0;
+	batch_write(&b, hs->scan_fd, b.reads ? hs->buf : NULL);
+	for (size_t k = 0; k + 1 < SCAN_BATCH_WRITERS; k++)
+		if (started[k])
+			pthread_join(tid[k], NULL);
+	pthread_mutex_destroy(&b.lock);
+	hs->reads = b.reads;
+	return b.error;
+}
+
+/* Serves a read of @lun's @attr from the hand-over's reads, once. Return:
+ * true with @o filled. */
+static bool batch_read(struct host_scan *hs, uint64_t lun, enum target_attr attr,
+		       struct target_obs *o)
+{
+	struct batch_reads *br = hs->reads;
+	size_t i;
+
+	if (!br || br->attr != attr)
+		return false;
+	/* The machine asks in the hand-over's order: one look, mostly. */
+	for (i = br->hint; i < br->n && br->luns[i] != lun; i++)
+		;
+	if (i == br->n)
+		for (i = 0; i < br->hint && br->luns[i] != lun; i++)
+			;
+	if (i >= br->n || br->luns[i] != lun || br->result[i] == 0)
+		return false;
+	o->result = br->result[i];
+	o->data = br->result[i] > 0 ? br->data + br->off[i] : hs->buf;
+	o->len = br->result[i] > 0 ? (size_t)br->result[i] : 0;
+	br->result[i] = 0;
+	br->hint = i + 1;
+	return true;
 }
 
 /* The LUNs of one target attached now, sorted. */
@@ -325,6 +543,11 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 
 	memset(o, 0, sizeof(*o));
 	lun.lun = a->lun;
+	/* The reads done with the hand-over's writes say what the kernel
+	 * attached then; any other write may change that. */
+	if (a->kind != TARGET_READ && a->kind != TARGET_LIST && a->kind != TARGET_IN_USE &&
+	    a->kind != TARGET_ATTACH_LUNS)
+		batch_reads_free(hs);
 	switch (a->kind) {
 	case TARGET_ATTACH: {
 		char name[32];
@@ -350,6 +573,12 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 		o->result = host_scan_write(hs, t->channel, t->id, UINT64_MAX);
 		if (o->result == 0)
 			o->result = target_luns(hs, t, o);
+		break;
+	case TARGET_ATTACH_LUNS:
+		o->result = host_scan_write_luns(hs, t->channel, t->id, a);
+		r = target_luns(hs, t, o);
+		if (o->result == 0)
+			o->result = r;
 		break;
 	case TARGET_INQUIRY:
 		fd = node_of(hs, &lun);
@@ -390,6 +619,8 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	case TARGET_READ: {
 		char name[32];
 
+		if (batch_read(hs, a->lun, a->attr, o))
+			break;
 		if (a->attr == ATTR_WWID) {
 			r = sysfs_device_attr(ctx->sys, &lun, "wwid", (char *)hs->buf,
 					      SCSI_WWID_MAX + 1);
@@ -435,7 +666,8 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	case TARGET_DONE:
 		break;
 	}
-	if (a->kind == TARGET_ATTACH || a->kind == TARGET_KERNEL_SCAN) {
+	if (a->kind == TARGET_ATTACH || a->kind == TARGET_KERNEL_SCAN ||
+	    a->kind == TARGET_ATTACH_LUNS) {
 		o->max_lun_ok = hs->max_lun_ok;
 		if (o->result == -ETIMEDOUT || o->result == -ECANCELED)
 			o->why = hs->stop_reason;
@@ -640,6 +872,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 			     t->reach_reason[0] ? " (reached: see explain)" : "");
 		}
 	}
+	batch_reads_free(hs);
 	target_free(&m);
 	free(addrs);
 	free(iqns);

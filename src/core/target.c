@@ -1206,9 +1206,13 @@ static int probe_kernel_lun(struct target_machine *m, ssize_t k)
 		m->phase = P_OWN_INQUIRY;
 		return 0;
 	}
-	if (line(m, m->act.lun, LUN_ATTACHED, SC_KERNEL_SCAN,
-		 "%s (attached by the kernel's scan of this target, as the database agrees)",
-		 m->act.reason) < 0)
+	/* Our own writes of the policy's LUNs say what writes one by one say. */
+	if (m->batch_kind == PLAN_BATCH_LUNS
+		    ? line(m, m->act.lun, LUN_ATTACHED, m->act.code, "%s", m->act.reason) < 0
+		    : line(m, m->act.lun, LUN_ATTACHED, SC_KERNEL_SCAN,
+			   "%s (attached by the kernel's scan of this target, as the database "
+			   "agrees)",
+			   m->act.reason) < 0)
 		return -ENOMEM;
 	if (watched(m, LUN_ATTACHED))
 		watch_start(m);
@@ -1555,25 +1559,64 @@ static int plan_next(struct target_machine *m, struct target_action *next)
 	return 0;
 }
 
-/* Before a listed LUN: whether the rest of the list goes to one kernel
- * target scan. */
+/* Who attached the LUNs of a batch, in words. */
+static const char *attached_by(const struct target_machine *m)
+{
+	return m->batch_kind == PLAN_BATCH_LUNS ? "this scan's writes of the LUNs the policy allows"
+						: "the kernel's scan of this target";
+}
+
+/* Before a listed LUN: whether the rest of the list is attached in one go,
+ * by the kernel's target scan or by our writes of the LUNs the policy
+ * allows. */
 static int batch(struct target_machine *m, struct target_action *next)
 {
 	char why[PLAN_REASON_LEN];
+	enum plan_batch_kind kind;
+	size_t n, count = 0;
 
 	m->batch.ms_left = m->ms_left;
-	if (!plan_batch(&m->plan, &m->batch, why)) {
+	kind = plan_batch(&m->plan, &m->batch, why);
+	if (kind == PLAN_BATCH_NONE) {
+		m->phase = P_PROBE;
+		return 0;
+	}
+	m->batch_kind = kind;
+	m->sub = 0;
+	if (m->batch_kind == PLAN_BATCH_TARGET) {
+		snprintf(m->rep.batch_reason, sizeof(m->rep.batch_reason), "%s", why);
+		act(next, TARGET_KERNEL_SCAN, UINT64_MAX);
+		return 1;
+	}
+	free(m->batch_luns);
+	m->batch_luns = malloc((m->plan.count ? m->plan.count : 1) * sizeof(uint64_t));
+	if (!m->batch_luns)
+		return -ENOMEM;
+	n = plan_batch_luns(&m->plan, m->batch_luns);
+	/* What is attached already gets its own look, and what the scan file
+	 * cannot name its own line, on the walk. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lun = m->batch_luns[i];
+
+		if (lun != m->probe_lun && !exists(m, lun) && lun_scan_writable(lun))
+			m->batch_luns[count++] = lun;
+	}
+	if (!count) {
 		m->phase = P_PROBE;
 		return 0;
 	}
 	snprintf(m->rep.batch_reason, sizeof(m->rep.batch_reason), "%s", why);
-	m->sub = 0;
-	act(next, TARGET_KERNEL_SCAN, UINT64_MAX);
+	act(next, TARGET_ATTACH_LUNS, UINT64_MAX);
+	next->luns = m->batch_luns;
+	next->nluns = count;
+	/* The ghost watch's first read of each, done with its write. */
+	next->read_after = true;
+	next->attr = m->watch->all || !m->watch->has_ref ? ATTR_INQUIRY : ATTR_VPD83;
 	return 1;
 }
 
-/* What the kernel's target scan for the rest of the list attached: only
- * what it added, not what this scan or anyone before attached. */
+/* What the batch attached: only what it added, not what this scan or
+ * anyone before attached. */
 static int batched(struct target_machine *m, const struct target_obs *o)
 {
 	struct target_report *t = &m->rep;
@@ -1581,8 +1624,11 @@ static int batched(struct target_machine *m, const struct target_obs *o)
 	size_t n = 0;
 
 	m->phase = P_PROBE;
-	if (o->result < 0) {
-		/* A write that fails leaves the walk to do it all. */
+	m->max_lun_ok = o->max_lun_ok;
+	/* A kernel target scan that fails leaves the walk to do it all. Our
+	 * writes stop at the first that fails; what they attached before it is
+	 * listed, and the walk writes the rest on its own. */
+	if (o->result < 0 && (m->batch_kind == PLAN_BATCH_TARGET || !o->luns)) {
 		t->batch_reason[0] = '\0';
 		return 0;
 	}
@@ -1700,6 +1746,7 @@ void target_free(struct target_machine *m)
 	lunmask_set_clear(&m->mask);
 	free(m->kernel_luns);
 	free(m->kernel_kept);
+	free(m->batch_luns);
 	free(m->reported);
 	free(m->lines);
 	free(m->remap);
@@ -2130,15 +2177,15 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			if (m->bound && t->batched) {
 				if (line(m, m->kernel_luns[k], LUN_ATTACHED,
 					 SC_KERNEL_SCAN_UNCHECKED,
-					 "attached by the kernel's scan of this target, not checked "
-					 "for ghosts: %s",
-					 m->bound_why) < 0)
+					 "attached by %s, not checked for ghosts: %s",
+					 attached_by(m), m->bound_why) < 0)
 					return -ENOMEM;
 				continue;
 			}
-			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
-				"attached by the kernel's scan of this target; the quirk database "
-				"would not attach it",
+			snprintf(why, sizeof(why),
+				 "attached by %s; the quirk database would not attach it",
+				 attached_by(m));
+			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE, why,
 				P_AFTER_UNDO);
 			return 0;
 		}

@@ -663,16 +663,46 @@ class OneWriteForATarget(ScanTest):
         self.assertEqual(self.scans(t), ["scan host0 0 0 0", "scan host0 0 0 1"])
         self.assertEqual(t.devices(), ["0:0:0:0"])
 
-    def test_policy_quirk_and_bounds_keep_it_lun_by_lun(self):
+    def test_a_policy_gets_our_writes_of_its_luns_not_a_target_scan(self):
         etc = tempfile.mkdtemp(prefix="scsi-scan-policy-")
         self.addCleanup(shutil.rmtree, etc)
         with open(os.path.join(etc, "50-mask.conf"), "w") as f:
             f.write('lunmask "m" {\n\tdriver = "fake"\n\texclude_luns = { 30 }\n}\n')
         t = self.tree(self.script())
-        t.run(quirks=(QUIRKS, etc), rc=0)
-        self.assertNotIn("scan host0 0 0 -", self.scans(t))
-        self.assertNotIn("0:0:0:30", t.devices())
-        self.assertEqual(len(t.devices()), 39)
+        r = t.json(quirks=(QUIRKS, etc), rc=0)
+        scans = self.scans(t)
+        # LUN 30 is never written, not even by a "- - -": the other 37 of
+        # the list's rest are, each once, by the hand-over's writers.
+        self.assertNotIn("scan host0 0 0 -", scans)
+        self.assertNotIn("scan host0 0 0 30", scans)
+        self.assertEqual(scans[:2], ["scan host0 0 0 0", "scan host0 0 0 1"])
+        self.assertEqual(sorted(scans[2:]), sorted(f"scan host0 0 0 {n}" for n in range(2, 40)
+                                                   if n != 30))
+        self.assertEqual(t.devices(), [f"0:0:0:{n}" for n in range(40) if n != 30])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns[30], "skipped")
+        self.assertEqual({lu["reason_code"] for lu in tgt["luns"] if lu["lun"] >= 2
+                          and lu["lun"] != 30}, {"listed"})
+        self.assertTrue(tgt["batched"])
+        self.assertIn("the 37 LUNs left of the list that the policy allows (of 38), one scan "
+                      "write each", tgt["batch_reason"])
+        # A host that takes LUNs below 20 only: the writes stop at the first
+        # refusal, the walk tries each LUN after it on its own.
+        t = self.tree(self.script(host_extra=" max_lun 20"))
+        r = t.json(quirks=(QUIRKS, etc), rc=1)
+        self.assertEqual(t.devices(), [f"0:0:0:{n}" for n in range(20)])
+        luns, _ = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual({luns[n] for n in range(20, 40) if n != 30}, {"beyond-limit"})
+        self.assertNotIn("scan host0 0 0 30", self.scans(t))
+        # 40 LUNs at 100 ms a write cannot fit a 2 s bound: LUN by LUN
+        t = self.tree(self.script(host_extra=" delay_ms 100"))
+        r = t.json("--target-timeout", "2", quirks=(QUIRKS, etc), rc=1)
+        self.assertFalse(self.lun_outcomes(r, "0:0:0")[1]["batched"])
+        self.assertNotIn("scan host0 0 0 30", self.scans(t))
+
+    def test_quirk_and_bounds_keep_it_lun_by_lun(self):
+        etc = tempfile.mkdtemp(prefix="scsi-scan-policy-")
+        self.addCleanup(shutil.rmtree, etc)
         with open(os.path.join(etc, "50-mask.conf"), "w") as f:
             f.write('device "big" {\n\tvendor = "ACME"\n\tmodel = "Big"\n'
                     '\tmax_lun = 35\n}\n')

@@ -590,10 +590,12 @@ struct batch_case {
 	uint64_t flags;
 	long long max_lun;
 	bool masked;
+	bool refuses_5;
 	bool investigate;
 	struct plan_batch_input in;
-	bool batch;
+	enum plan_batch_kind batch;
 	const char *reason;
+	size_t nluns;
 };
 
 static const struct batch_case batch_cases[] = {
@@ -601,13 +603,13 @@ static const struct batch_case batch_cases[] = {
 	  .listed = 64,
 	  .max_lun = -1,
 	  .in = { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = -1 },
-	  .batch = true,
+	  .batch = PLAN_BATCH_TARGET,
 	  .reason = "the 62 LUNs left of the list by one kernel target scan" },
 	{ .what = "it fits the time left",
 	  .listed = 64,
 	  .max_lun = -1,
 	  .in = { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = 620 },
-	  .batch = true,
+	  .batch = PLAN_BATCH_TARGET,
 	  .reason = "one kernel target scan" },
 	{ .what = "it may not fit the time left",
 	  .listed = 64,
@@ -625,12 +627,37 @@ static const struct batch_case batch_cases[] = {
 	  .max_lun = 100,
 	  .in = { .through_lun0 = true, .probed = 1, .ms_left = -1 },
 	  .reason = "LUN by LUN: the quirk database has an entry" },
-	{ .what = "a lunmask entry",
+	{ .what = "a lunmask entry that allows them all: our writes, no target scan",
 	  .listed = 64,
 	  .max_lun = -1,
 	  .masked = true,
 	  .in = { .through_lun0 = true, .probed = 1, .ms_left = -1 },
-	  .reason = "LUN by LUN: lunmask entries apply" },
+	  .batch = PLAN_BATCH_LUNS,
+	  .reason = "the 62 LUNs left of the list that the policy allows (of 62), one scan "
+		    "write each",
+	  .nluns = 62 },
+	{ .what = "a lunmask entry that refuses LUN 5: the others, by our writes",
+	  .listed = 64,
+	  .max_lun = -1,
+	  .masked = true,
+	  .refuses_5 = true,
+	  .in = { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  .batch = PLAN_BATCH_LUNS,
+	  .reason = "the 61 LUNs left of the list that the policy allows (of 62)",
+	  .nluns = 61 },
+	{ .what = "a lunmask entry, and it may not fit the time left",
+	  .listed = 64,
+	  .max_lun = -1,
+	  .masked = true,
+	  .in = { .through_lun0 = true, .probed = 1, .slowest_ms = 10, .ms_left = 619 },
+	  .reason = "62 LUNs at up to 10 ms each may not fit the 619 ms" },
+	{ .what = "a lunmask entry and a quirk flag",
+	  .listed = 64,
+	  .flags = BLIST_SPARSELUN,
+	  .max_lun = -1,
+	  .masked = true,
+	  .in = { .through_lun0 = true, .probed = 1, .ms_left = -1 },
+	  .reason = "LUN by LUN: the quirk database has an entry" },
 	{ .what = "investigation",
 	  .listed = 64,
 	  .max_lun = -1,
@@ -667,11 +694,21 @@ static const struct batch_case batch_cases[] = {
 START_TEST(plan_batches)
 {
 	const struct batch_case *c = &batch_cases[_i];
-	/* An entry for the target that lets every LUN through. */
+	/* An entry for the target that lets every LUN through, or all but 5. */
+	static struct lun_range five = { 5, 5 };
 	static const struct lunmask_entry allows_all = {
 		.file = "t.conf", .line = 1, .title = "t", .iscsi_tpgt = -1, .channel = -1, .id = -1
 	};
-	const struct lunmask_entry *entry = &allows_all;
+	static const struct lunmask_entry refuses_5 = { .file = "t.conf",
+							.line = 1,
+							.title = "t",
+							.iscsi_tpgt = -1,
+							.channel = -1,
+							.id = -1,
+							.exclude = &five,
+							.nexclude = 1 };
+	const struct lunmask_entry *entry = c->refuses_5 ? &refuses_5 : &allows_all;
+	uint64_t batch[64];
 	struct plan_input in = base(SCSI_LEVEL_SPC_5);
 	struct lunmask_set set = { &entry, c->masked ? 1 : 0 };
 	struct plan_outcome o = { .kind = PLAN_OUT_NONE };
@@ -700,12 +737,23 @@ START_TEST(plan_batches)
 	ck_assert_uint_eq(a.lun, 2);
 	ck_assert_msg(plan_batch(&p, &c->in, why) == c->batch, "%s: '%s'", c->what, why);
 	ck_assert_msg(strstr(why, c->reason) && (*c->reason || !*why), "%s: '%s'", c->what, why);
+	if (c->batch == PLAN_BATCH_LUNS) {
+		size_t n = plan_batch_luns(&p, batch);
+
+		/* From the LUN being probed on, in the list's order, less 5. */
+		ck_assert_uint_eq(n, c->nluns);
+		ck_assert_uint_eq(batch[0], 2);
+		ck_assert_uint_eq(batch[n - 1], 63);
+		for (size_t i = 1; i < n; i++)
+			ck_assert(batch[i] > batch[i - 1] && (!c->refuses_5 || batch[i] != 5));
+	}
 	/* Decided once: not asked again. Not yet decided: a later probe may. */
 	later.probed = 1;
 	if (*why)
-		ck_assert(!plan_batch(&p, &later, why));
+		ck_assert(plan_batch(&p, &later, why) == PLAN_BATCH_NONE);
 	else if (c->listed == 64)
-		ck_assert_msg(plan_batch(&p, &later, why), "%s, later: '%s'", c->what, why);
+		ck_assert_msg(plan_batch(&p, &later, why) == PLAN_BATCH_TARGET, "%s, later: '%s'",
+			      c->what, why);
 	/* The plan goes on through the list either way. */
 	ck_assert_int_eq(plan_step(&p, &o, &a), 0);
 	ck_assert_int_eq(a.kind, PLAN_PROBE);

@@ -10,9 +10,10 @@
  * the actions as scan.c would carry them out on a real host.
  *
  * Trace tokens: A<lun> attach (AW the REPORT LUNS well-known LUN), K the
- * kernel's scan of the target, I<len>[:<lun>] INQUIRY, RL[:<lun>] REPORT
- * LUNS, R<lun>:<attr> a sysfs attribute, L the target's LUNs, U<lun> in use?,
- * D<lun> delete, X lost?, and =found, =none, =limit or =abort at the end.
+ * kernel's scan of the target, B<n> our writes of n LUNs in one hand-over,
+ * I<len>[:<lun>] INQUIRY, RL[:<lun>] REPORT LUNS, R<lun>:<attr> a sysfs
+ * attribute, L the target's LUNs, U<lun> in use?, D<lun> delete, X lost?,
+ * and =found, =none, =limit or =abort at the end.
  */
 #include <check.h>
 #include <errno.h>
@@ -352,6 +353,9 @@ static void token(const struct target_action *a, char *t, size_t len)
 	case TARGET_KERNEL_SCAN:
 		snprintf(t, len, "K");
 		break;
+	case TARGET_ATTACH_LUNS:
+		snprintf(t, len, "B%zu", a->nluns);
+		break;
 	case TARGET_INQUIRY:
 		snprintf(t, len, a->lun ? "I%zu:%s" : "I%zu", a->len, l);
 		break;
@@ -405,7 +409,8 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 		o->max_lun_ok = s->max_lun_ok;
 		goto out;
 	}
-	if (s->bound && (a->kind == TARGET_ATTACH || a->kind == TARGET_KERNEL_SCAN)) {
+	if (s->bound && (a->kind == TARGET_ATTACH || a->kind == TARGET_KERNEL_SCAN ||
+			 a->kind == TARGET_ATTACH_LUNS)) {
 		/* scan.c checks the bounds before every write */
 		o->result = s->bound;
 		o->why = bound_why;
@@ -458,6 +463,27 @@ static void execute(struct sim *s, const struct target_action *a, struct target_
 				if (answers(w, k) &&
 				    (w->lun_limit == NO_LIMIT || (long long)k <= w->lun_limit))
 					s->attached[k] = true;
+		o->max_lun_ok = s->max_lun_ok;
+		o->luns = s->luns;
+		o->nluns = attached_luns(s, s->luns);
+		break;
+	case TARGET_ATTACH_LUNS:
+		/* As scan.c's writers: each LUN its own write, until one fails;
+		 * what is attached is listed either way. */
+		for (size_t i = 0; i < a->nluns && !o->result; i++) {
+			uint64_t k = a->luns[i];
+
+			s->writes++;
+			if (w->id_limit ||
+			    (w->lun_limit != NO_LIMIT && (long long)k > w->lun_limit))
+				o->result = -EINVAL;
+			else if (w->lost_after && s->writes > w->lost_after)
+				continue;
+			else if (answers(w, k))
+				s->attached[k] = true;
+			if (!o->result && (long long)k > s->max_lun_ok)
+				s->max_lun_ok = (long long)k;
+		}
 		o->max_lun_ok = s->max_lun_ok;
 		o->luns = s->luns;
 		o->nluns = attached_luns(s, s->luns);
@@ -1779,6 +1805,43 @@ START_TEST(target_rows)
 }
 END_TEST
 
+/* A lunmask entry on a long list: the LUNs it allows after the first
+ * listed one are handed over at once, a refused one is never written. */
+static const char mask_not_7[] = "lunmask \"t\" {\n driver = \"fake\"\n channel = 0\n id = 0\n"
+				 " exclude_luns = { 7 }\n}\n";
+
+static const struct target_case batch_luns_cases[] = {
+	{ .what = "a long list the policy restricts: the rest by our writes, LUN 7 never written",
+	  .world = W(.luns = "0-20"),
+	  .opt = O(.quirks = mask_not_7),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 B18 R2:vpd_pg83 R3:vpd_pg83 R4:vpd_pg83 R5:vpd_pg83 R6:vpd_pg83 R8:vpd_pg83 R9:vpd_pg83 R10:vpd_pg83 R11:vpd_pg83 R12:vpd_pg83 R13:vpd_pg83 R14:vpd_pg83 R15:vpd_pg83 R16:vpd_pg83 R17:vpd_pg83 R18:vpd_pg83 R19:vpd_pg83 R20:vpd_pg83 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines =
+		  "0:attached:lun0 1:attached:listed 2:attached:listed 3:attached:listed 4:attached:listed 5:attached:listed 6:attached:listed 7:skipped:masked 8:attached:listed 9:attached:listed 10:attached:listed 11:attached:listed 12:attached:listed 13:attached:listed 14:attached:listed 15:attached:listed 16:attached:listed 17:attached:listed 18:attached:listed 19:attached:listed 20:attached:listed",
+	  .after = "0,1,2,3,4,5,6,8,9,10,11,12,13,14,15,16,17,18,19,20",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
+	{ .what = "a long list the policy restricts, the host takes LUNs up to 10: our writes "
+		  "stop at LUN 11, the walk tries each LUN after it",
+	  .world = W(.luns = "0-20", .lun_limit = 10),
+	  .opt = O(.quirks = mask_not_7),
+	  .trace =
+		  "A0 I36 I96 R0:inquiry R0:vpd_pg80 R0:vpd_pg83 RL A1 R1:vpd_pg83 B18 R2:vpd_pg83 R3:vpd_pg83 R4:vpd_pg83 R5:vpd_pg83 R6:vpd_pg83 R8:vpd_pg83 R9:vpd_pg83 R10:vpd_pg83 A11 A12 A13 A14 A15 A16 A17 A18 A19 A20 =found",
+	  .end = TARGET_END_FOUND,
+	  .lines =
+		  "0:attached:lun0 1:attached:listed 2:attached:listed 3:attached:listed 4:attached:listed 5:attached:listed 6:attached:listed 7:skipped:masked 8:attached:listed 9:attached:listed 10:attached:listed 11:beyond-limit:host-limit 12:beyond-limit:host-limit 13:beyond-limit:host-limit 14:beyond-limit:host-limit 15:beyond-limit:host-limit 16:beyond-limit:host-limit 17:beyond-limit:host-limit 18:beyond-limit:host-limit 19:beyond-limit:host-limit 20:beyond-limit:host-limit",
+	  .after = "0,1,2,3,4,5,6,8,9,10",
+	  .end_code = "list-done",
+	  .method_code = "scsi-3" },
+};
+
+START_TEST(target_batch_luns_rows)
+{
+	check_case(&batch_luns_cases[_i]);
+}
+END_TEST
+
 /* The rows that attach LUNs one by one do take their first read with the
  * write: the read-ahead is exercised, not only allowed. */
 START_TEST(target_read_ahead_used)
@@ -1988,6 +2051,8 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("machine");
 
 	tcase_add_loop_test(tc, target_rows, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, target_batch_luns_rows, 0,
+			    sizeof(batch_luns_cases) / sizeof(batch_luns_cases[0]));
 	tcase_add_loop_test(tc, target_remap_rows, 0, sizeof(remap_cases) / sizeof(remap_cases[0]));
 	tcase_add_test(tc, target_read_ahead_used);
 	tcase_add_loop_test(tc, release_rows, 0, sizeof(release_cases) / sizeof(release_cases[0]));

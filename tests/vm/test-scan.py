@@ -101,6 +101,18 @@ SD = [
     # Nothing refuses a LUN: after LUN 1 on its own, the rest in one write.
     Scenario("300-luns-past-255", sd="scsi_level=7 max_luns=300 no_uld=1",
              says=("attached: the 298 LUNs left of the list by one kernel target scan",)),
+    # A lunmask entry refuses LUN 40: never "- - -", which would attach it
+    # for a moment; the other LUNs left after LUN 1 handed over at once.
+    Scenario("restricted-64-luns", sd="scsi_level=7 max_luns=64 no_uld=1",
+             pre="printf 'lunmask \"restricted\" {\\n\\tdriver = \"scsi_debug\"\\n"
+                 "\\texclude_luns = { 40 }\\n}\\n' > /etc/scsi-scan/quirks.d/60-restricted.conf",
+             post="rm /etc/scsi-scan/quirks.d/60-restricted.conf",
+             ours=luns("0:0:0-39,0:0:41-63"), kernel=luns("0:0:0-63"),
+             why="a lunmask entry refuses LUN 40; the 61 LUNs it allows after LUN 1 are "
+                 "written one by one in one hand-over, LUN 40 never",
+             says=("attached: the 61 LUNs left of the list that the policy allows (of 62), "
+                   "one scan write each, handed over at once",
+                   "skipped      excluded by lunmask 'restricted'")),
     Scenario("flat-addressing", sd="scsi_level=7 max_luns=4 lun_format=1"),
     Scenario("local-override-max-lun", sd="scsi_level=5 max_luns=6 inq_vendor=ACME "
                                           "inq_product=LOCALDISK",
