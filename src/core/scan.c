@@ -544,9 +544,10 @@ static void execute(struct host_scan *hs, const struct scsi_addr *t, const struc
 	memset(o, 0, sizeof(*o));
 	lun.lun = a->lun;
 	/* The reads done with the hand-over's writes say what the kernel
-	 * attached then; any other write may change that. */
-	if (a->kind != TARGET_READ && a->kind != TARGET_LIST && a->kind != TARGET_IN_USE &&
-	    a->kind != TARGET_ATTACH_LUNS)
+	 * attached then; another write may change that. Commands through a
+	 * node leave the kernel's copies as they are. */
+	if (a->kind == TARGET_ATTACH || a->kind == TARGET_KERNEL_SCAN || a->kind == TARGET_DELETE ||
+	    a->kind == TARGET_SET_HANDLER)
 		batch_reads_free(hs);
 	switch (a->kind) {
 	case TARGET_ATTACH: {
