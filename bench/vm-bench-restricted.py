@@ -15,8 +15,10 @@ Per round, the order rotating, every LUN deleted after each side:
 - ours: scsi-scan --quirks-file POLICY hostN (monotonic run).
 Each side's median gap between two LUNs' attach messages in the kernel
 log says where the time goes. Medians with min-max, the ratio of the
-medians against the kernel and the interquartile range of the per-round
-ratios. Target: ours <= 1.05 with the spread inside.
+medians against the kernel, the interquartile range of the per-round
+ratios (how much one round moves) and the 95 % bootstrap interval of the
+ratio of the medians (how well the rounds pin it). Target: ours <= 1.05
+with the spread inside.
 
 usage: vm-bench-restricted.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
 """
@@ -129,17 +131,19 @@ def main():
           f"{refused} refused by the policy, {len(rounds)} rounds, same boot, order "
           "rotating; ms, median (min-max)\n")
     print("| side | time | ratio to the kernel's - - - | IQR of per-round ratios | "
-          "LUNs attached | refused LUN attached | median gap between attaches (µs) | "
-          "before the first attach | first to last attach | after the last |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "95 % interval of the ratio | LUNs attached | refused LUN attached | "
+          "median gap between attaches (µs) | before the first attach | first to last attach "
+          "| after the last |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     k = ms["kernel"]
     for w in SIDES:
         q1, q3 = vmlib.ratio_quartiles([ms[w][i] / k[i] for i in range(len(rounds))])
+        lo, hi = vmlib.median_ratio_interval(ms[w], k)
         luns = sorted({int(side[w][r]["luns"]) for r in rounds})
         refused = sorted({side[w][r]["ref"] for r in rounds})
         gaps = [int(side[w][r]["gap"]) for r in rounds]
         print(f"| {w} | {stats(ms[w])} | {statistics.median(ms[w]) / statistics.median(k):.3f}"
-              f" | {q1:.3f}-{q3:.3f} | {luns} | {','.join(refused)} | "
+              f" | {q1:.3f}-{q3:.3f} | {lo:.3f}-{hi:.3f} | {luns} | {','.join(refused)} | "
               f"{statistics.median(gaps):,.0f} | " +
               " | ".join(stats([int(side[w][r][p]) / 1000 for r in rounds])
                          for p in ("pre", "span", "post")) + " |")
