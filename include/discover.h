@@ -83,6 +83,10 @@ struct discover_target {
  *	target is tried even with nothing of it attached (struct reach_input)
  * @attached: with @dry_run, the host's attached LUNs, sorted by address
  * @nattached: how many
+ * @ata_port: the libata port the host stands for ("ata2"), or NULL. libata
+ *	attaches its ports' devices itself, whatever scsi_mod.scan says, and
+ *	its user_scan resets the port and waits for its error handler: such a
+ *	host is never probed, nor looked at through a LUN attached for the look
  */
 struct discover_input {
 	enum discover_transport transport;
@@ -94,6 +98,7 @@ struct discover_input {
 	bool look;
 	const struct scsi_addr *attached;
 	size_t nattached;
+	const char *ata_port;
 };
 
 /**
@@ -185,6 +190,7 @@ void discover_init(struct discover *d, const struct discover_input *in);
  *	first and after DISCOVER_FAIL)
  * @next: the action to take
  *
+ * A libata host (@in->ata_port) is done at once, unless in a dry run.
  * Every path ends: a transport's list is finite; probing ends a channel at
  * the first refused id, after DISCOVER_EMPTY_IDS_MAX empty ids in a row or
  * at DISCOVER_IDS_MAX, and the host at the first refused channel, after a

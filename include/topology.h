@@ -55,4 +55,20 @@ int topology_read(const struct sysfs_ctx *sys, unsigned int host,
 int topology_target_lost(const struct sysfs_ctx *sys, unsigned int host, unsigned int channel,
 			 unsigned int id, char *why, size_t len);
 
+/**
+ * topology_ata_port() - the libata port a host stands for
+ * @sys: the path context
+ * @host: the host number
+ * @name: set to the port's name ("ata2") for a libata host
+ * @len: size of @name
+ *
+ * libata makes one SCSI host per ATA port, as a child of the port's device,
+ * which also carries the port's entry of the ata_port class
+ * (/sys/class/scsi_host/hostN/device/../ata_port/ataM). A host of libsas
+ * (SATA behind SAS) is not one: its parent is the controller.
+ *
+ * Return: 1 for a libata host, 0 for any other or when sysfs cannot say.
+ */
+int topology_ata_port(const struct sysfs_ctx *sys, unsigned int host, char *name, size_t len);
+
 #endif

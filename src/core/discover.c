@@ -258,6 +258,8 @@ static bool look_at_selected(struct discover *d, struct discover_action *a)
 	const struct discover_target *found = NULL;
 	unsigned int more = 0;
 
+	if (in->ata_port)
+		return false;
 	if (in->transport == DISCOVER_PROBE) {
 		act(a, DISCOVER_TRY, channel, id,
 		    "selected; nothing of it is attached (dry run: looked at through a LUN "
@@ -336,7 +338,16 @@ static void step_dry_run(struct discover *d, struct discover_action *a)
 
 void discover_step(struct discover *d, enum discover_outcome last, struct discover_action *next)
 {
-	if (d->in.dry_run)
+	/* A scan write would not probe: ata_scsi_user_scan() resets the port,
+	 * which stalls every command on it, and libata has attached what the
+	 * port has already. */
+	if (d->in.ata_port && !d->in.dry_run)
+		act(next, DISCOVER_DONE, 0, 0,
+		    "libata port %s: libata attaches its devices itself, whatever "
+		    "scsi_mod.scan says, and a scan write would reset the port: nothing "
+		    "written",
+		    d->in.ata_port);
+	else if (d->in.dry_run)
 		step_dry_run(d, next);
 	else if (d->in.transport == DISCOVER_PROBE)
 		step_probe(d, last, next);

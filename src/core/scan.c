@@ -989,8 +989,8 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	struct discover_action da;
 	struct discover d;
 	size_t nbefore = 0, nlisted = 0;
-	char proc_name[64];
-	int r;
+	char proc_name[64], ata_port[32];
+	int r, ata;
 
 	hs.start_ms = hs.target_start_ms = scan_now_ms();
 	hs.buf = malloc(VPD_PAGE_MAX);
@@ -1018,6 +1018,7 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 		goto out;
 	hs.before = before;
 	hs.nbefore = nbefore;
+	ata = topology_ata_port(ctx->sys, host, ata_port, sizeof(ata_port));
 	discover_init(&d, &(struct discover_input){ .transport = rep->transport,
 						    .targets = listed,
 						    .ntargets = nlisted,
@@ -1026,7 +1027,8 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 						    .dry_run = ctx->opt.dry_run,
 						    .look = dry_run_looks(ctx, sel),
 						    .attached = before,
-						    .nattached = nbefore });
+						    .nattached = nbefore,
+						    .ata_port = ata ? ata_port : NULL });
 	for (;;) {
 		enum target_end_kind end;
 		int error;

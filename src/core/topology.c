@@ -295,3 +295,23 @@ int topology_target_lost(const struct sysfs_ctx *sys, unsigned int host, unsigne
 	free(t);
 	return lost;
 }
+
+int topology_ata_port(const struct sysfs_ctx *sys, unsigned int host, char *name, size_t len)
+{
+	struct dirent *de;
+	char rel[96];
+	DIR *d;
+	int found = 0;
+
+	snprintf(rel, sizeof(rel), "/sys/class/scsi_host/host%u/device/../ata_port", host);
+	if (sysfs_open_dir(sys, rel, &d) < 0 || !d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (strncmp(de->d_name, "ata", 3) != 0)
+			continue;
+		snprintf(name, len, "%s", de->d_name);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}

@@ -159,6 +159,29 @@ class Discovery(ScanTest):
         self.assertIn("REPORT LUNS 0:0:0 len 4096", cmds)
         self.assertNotIn("scan host0 0 1 1", cmds)
 
+    def test_a_libata_port_is_never_written(self):
+        # libata attaches its ports' devices itself, scsi_mod.scan=manual or
+        # not, and its user_scan resets the port: host 1 stands for ata2
+        t = self.tree("host 0 max_id 1 max_lun 49410\nhost 1 max_id 2 max_lun 1\n"
+                      "lu 0:0:0:0 version 5\nlu 1:0:0:0 pdt 5 version 5\n", hosts=(0, 1))
+        port = "sys/devices/pci0000:00/0000:00:01.1/ata2"
+        os.makedirs(os.path.join(t.root, port, "ata_port", "ata2"))
+        os.makedirs(os.path.join(t.root, port, "host1"))
+        os.symlink(f"../../../{port[4:]}/host1",
+                   os.path.join(t.root, "sys/class/scsi_host/host1/device"))
+        r = t.json(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0"])
+        self.assertFalse([c for c in t.commands() if c.startswith("scan host1")], t.commands())
+        self.assertIn("scan host0 0 0 0", t.commands())
+        h1 = [h for h in r["hosts"] if h["host"] == 1][0]
+        self.assertIn("libata port ata2: libata attaches its devices itself", h1["discovery"])
+        self.assertEqual(h1["targets"], [])
+        # Named on the command line, or looked at in a dry run: still nothing
+        p = t.run("-v", "1:0:0", rc=0)
+        self.assertIn("a scan write would reset the port: nothing written", p.stdout)
+        t.run("--dry-run", "1:0:1", rc=0)
+        self.assertFalse([c for c in t.commands() if c.startswith("scan host1")], t.commands())
+
     def test_rescan_leaves_attached_luns_alone(self):
         t = self.tree("host 0 max_id 1 max_lun 49410\n"
                       "lu 0:0:0:0 version 5\nlu 0:0:0:1 version 5\n")

@@ -80,7 +80,8 @@ static const struct {
 	const char *trace; /* NULL: not compared, see tries */
 	size_t tries;
 	bool failed;
-	const char *reason; /* a part of the end reason */
+	const char *reason;   /* a part of the end reason */
+	const char *ata_port; /* a libata host's port */
 } probe_cases[] = {
 	{ "spi: ids until EINVAL, then channel 1 refused",
 	  NONE,
@@ -155,6 +156,24 @@ static const struct {
 	  1,
 	  false,
 	  "refused channel 0" },
+	{ "a libata port: nothing tried, whatever the port would answer",
+	  NONE,
+	  NONE,
+	  { 0, 2, " 0:0 " },
+	  "",
+	  0,
+	  false,
+	  "libata port ata2: libata attaches its devices itself",
+	  "ata2" },
+	{ "a libata port, its target selected: not tried either",
+	  0,
+	  0,
+	  { 0, 2, " 0:0 " },
+	  "",
+	  0,
+	  false,
+	  "a scan write would reset the port",
+	  "ata2" },
 };
 
 START_TEST(discover_probing)
@@ -162,7 +181,8 @@ START_TEST(discover_probing)
 	const typeof(probe_cases[0]) *c = &probe_cases[_i];
 	struct discover_input in = { .transport = DISCOVER_PROBE,
 				     .channel = c->channel,
-				     .id = c->id };
+				     .id = c->id,
+				     .ata_port = c->ata_port };
 	struct result res;
 
 	run(&in, &c->sim, &res);
@@ -224,6 +244,7 @@ static const struct look_case {
 	bool look;
 	int nattached; /* of: 0:0:0:0, 0:0:2:1 */
 	const char *trace;
+	const char *ata_port; /* a libata host's port */
 } look_cases[] = {
 	{ "probed, one target named, nothing of it attached", DISCOVER_PROBE, 0, 0, 3, true, 2,
 	  "L0:3" },
@@ -234,6 +255,10 @@ static const struct look_case {
 	{ "listed, not reachable: reported, not looked at", DISCOVER_ISCSI, 2, 0, 1, true, 0,
 	  "F0:1" },
 	{ "not listed by the transport: nothing to look at", DISCOVER_ISCSI, 2, 0, 5, true, 0, "" },
+	{ "a libata port, its target named, nothing attached: no look (a port reset)",
+	  DISCOVER_PROBE, 0, 0, 3, true, 2, "", "ata1" },
+	{ "a libata port, the whole host: its attached LUNs are read", DISCOVER_PROBE, 0, NONE,
+	  NONE, false, 2, "0:0 0:2", "ata1" },
 };
 
 START_TEST(discover_dry_run_look)
@@ -252,7 +277,8 @@ START_TEST(discover_dry_run_look)
 				     .dry_run = true,
 				     .look = c->look,
 				     .attached = attached,
-				     .nattached = (size_t)c->nattached };
+				     .nattached = (size_t)c->nattached,
+				     .ata_port = c->ata_port };
 	struct discover_action a;
 	struct discover d;
 	char trace[64] = "";

@@ -3,7 +3,9 @@
 """Fault injection on the real kernel with scsi_debug: commands that time
 out (INQUIRY, REPORT LUNS), unit attentions before our commands, medium
 errors. Each scan must end within a stated bound, say what went wrong,
-leave other hosts unaffected, and not crash. (Lying REPORT LUNS lists are
+leave other hosts unaffected, and not crash. A libata host (ata_piix) is
+never written: its user_scan resets the port, as the kernel's own write
+shows in the same guest. (Lying REPORT LUNS lists are
 tested with the fake kernel: scsi_debug cannot send one.)
 
 usage: test-faults.py BUILD_DIR KERNEL_SERIES
@@ -69,13 +71,36 @@ scsi-scan host$H > /dev/null 2>&1; rc=$?
 echo "@@F medium-error rc=$rc t=$(( $(uptime_cs) - t0 )) luns=$(luns $H)"
 cat /tmp/a.json | tr -d '\n' | head -c 600 | sed 's/^/@@A /'
 echo
+
+# 5. libata (ata_piix: the PIIX IDE controller, a disk on ata1, nothing on
+#    ata2) attaches what its ports have, whatever scsi_mod.scan says, and
+#    its user_scan resets the port: scsi-scan writes nothing to its hosts.
+for m in $LATER_MODULES; do insmod /lib/test-modules/$m.ko; done
+ata_hosts() { for h in /sys/class/scsi_host/host*; do
+	[ -d $h/device/../ata_port ] && echo ${h##*/host}; done; }
+ata_luns() { for H in $(ata_hosts); do ls /sys/bus/scsi/devices | grep "^$H:"; done | tr '\n' ' '; }
+n=0; while [ -z "$(ata_luns)" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 1
+before=$(ata_luns); m0=$(dmesg | grep -c ' ata[0-9]')
+t0=$(uptime_cs); rc=0
+for H in $(ata_hosts); do scsi-scan -v host$H >> /tmp/ata.txt 2>&1 || rc=$?; done
+echo "@@F libata hosts=$(ata_hosts | tr '\n' ,) rc=$rc t=$(( $(uptime_cs) - t0 )) msgs=$(( $(dmesg | grep -c ' ata[0-9]') - m0 )) luns=[$before] after=[$(ata_luns)]"
+grep -m2 libata /tmp/ata.txt | sed 's/^/@@T /'
+# The kernel's own scan of the disk's target, for the contrast.
+H=$(ata_hosts | head -1); m1=$(dmesg | grep -c ' ata[0-9]'); t0=$(uptime_cs)
+echo "0 0 0" > /sys/class/scsi_host/host$H/scan
+echo "@@F libata-kernel t=$(( $(uptime_cs) - t0 )) msgs=$(( $(dmesg | grep -c ' ata[0-9]') - m1 )) after=[$(ata_luns)]"
+dmesg | grep ' ata[0-9]' | tail -1 | sed 's/^/@@K /'
 """
 
 
 def main():
     checks = vmlib.Checks(SERIES, "faults")
+    ide = ["-blockdev", "driver=null-co,node-name=ide0,size=16777216",
+           "-device", "ide-hd,drive=ide0,bus=ide.0"]
     _, out = vmlib.run_guest(BUILD, SERIES, vmlib.BASE_MODULES, GUEST,
-                             what="fault injection with scsi_debug")
+                             what="fault injection with scsi_debug; libata",
+                             later_modules=["ata_piix"], qemu_args=ide)
     res = {m.group(1): m.group(2) for m in re.finditer(r"^@@F (\S+) (.*)$", out, re.M)}
     check = checks.check
 
@@ -108,6 +133,25 @@ def main():
     check("medium-error", num("medium-error", "rc") == 0 and num("medium-error", "luns") == 4,
           f"medium errors on every read: {num('medium-error', 'luns')} of 4 LUNs attached, "
           f"exit {num('medium-error', 'rc')}")
+    ata, said = res.get("libata", ""), [line[4:] for line in out.splitlines()
+                                        if line.startswith("@@T ")]
+    ata_luns = re.search(r"luns=\[([^\]]*)\] after=\[([^\]]*)\]", ata)
+    hosts = [h for h in re.sub(r".*hosts=(\S*).*", r"\1", ata).split(",") if h]
+    check("libata", num("libata", "rc") == 0 and num("libata", "msgs") == 0 and
+          ata_luns is not None and ata_luns.group(1).strip() != "" and
+          ata_luns.group(1) == ata_luns.group(2) and len(hosts) == 2 and
+          len([t for t in said if "libata attaches its devices itself" in t]) == 2,
+          f"ata_piix's hosts {hosts}: scsi-scan exit {num('libata', 'rc')} in "
+          f"{(num('libata', 't') or 0) * 10} ms, {num('libata', 'msgs')} libata messages "
+          f"(no port reset), LUNs [{ata_luns.group(1).strip() if ata_luns else '?'}] before "
+          f"and [{ata_luns.group(2).strip() if ata_luns else '?'}] after; "
+          f"said: {said[:1]}")
+    kernel = res.get("libata-kernel", "")
+    check("libata-kernel", (num("libata-kernel", "msgs") or 0) >= 1,
+          f"the kernel's own write of '0 0 0' to the disk's port, for the contrast: "
+          f"{num('libata-kernel', 'msgs')} libata message(s) from the error handler it ran "
+          f"({([line[4:] for line in out.splitlines() if line.startswith('@@K ')] or ['-'])[-1]})"
+          f"{'' if kernel else ': no result'}")
     return checks.finish(out, tail=50)
 
 

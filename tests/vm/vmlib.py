@@ -653,20 +653,25 @@ def install_bench(build_dir, dest):
 
 
 def run_guest(build, series, modules, script, programs=(), timeout=900, what="",
-              bench=False, memory=1024, smp=1, append=""):
+              bench=False, memory=1024, smp=1, append="", later_modules=(), qemu_args=()):
     """Installs the project (with @bench, install_bench()), boots @series with
     @modules loaded and @script as the body of /init, @append on the kernel's
-    command line; returns (release, console output)."""
+    command line and @qemu_args on QEMU's; returns (release, console output).
+    @later_modules and what they need are in /lib/test-modules, not loaded:
+    the script finds their names in load order in $LATER_MODULES."""
     vmlinuz, moddir, release = prepare_kernel(series)
+    loaded = module_order(moddir, modules)
+    later = [m for m in module_order(moddir, later_modules) if m not in loaded]
     with tempfile.TemporaryDirectory() as tmp:
         staging = os.path.join(tmp, "staging")
         (install_bench if bench else install_project)(build, staging)
         initrd = os.path.join(tmp, "initrd.cpio")
-        build_initramfs(initrd, staging, module_order(moddir, modules),
-                        INIT_HEAD + script + INIT_TAIL, programs=programs)
+        head = f'LATER_MODULES="{" ".join(name for name, _ in later)}"\n'
+        build_initramfs(initrd, staging, loaded, INIT_HEAD + head + script + INIT_TAIL,
+                        programs=programs, on_demand=later)
         log(f"booting {release}{': ' + what if what else ''}")
-        return release, boot(vmlinuz, initrd, timeout=timeout, memory=memory, smp=smp,
-                             append=append)
+        return release, boot(vmlinuz, initrd, qemu_args, timeout=timeout, memory=memory,
+                             smp=smp, append=append)
 
 
 def ratio_quartiles(ratios):
