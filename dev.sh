@@ -123,10 +123,11 @@ test_all() {
 	local rc=0 p f s tp=0 tf=0 ts=0 san_pid='' san_log="$build/sanitizers.log"
 
 	if [ $# -eq 0 ]; then
-		# Beside the VM suites, niced: their guests leave a core idle for
-		# part of the time, which the sanitizer builds and the fuzzers take
-		# instead of four minutes of their own after them.
-		nice -n 10 bash -c "$(declare -f count_results sanitizers); top=$(printf %q "$top");
+		# Beside the VM suites, at the lowest CPU and I/O priority: their
+		# guests leave a core idle for part of the time, which the
+		# sanitizer builds and the fuzzers take instead of four minutes of
+		# their own after them.
+		nice -n 19 ionice -c 3 bash -c "$(declare -f count_results sanitizers); top=$(printf %q "$top");
 			CI=${CI:-}; sanitizers" >"$san_log" 2>&1 &
 		san_pid=$!
 	fi
