@@ -80,7 +80,10 @@ ata_hosts() { for h in /sys/class/scsi_host/host*; do
 	[ -d $h/device/../ata_port ] && echo ${h##*/host}; done; }
 ata_luns() { for H in $(ata_hosts); do ls /sys/bus/scsi/devices | grep "^$H:"; done | tr '\n' ' '; }
 n=0; while [ -z "$(ata_luns)" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-sleep 1
+# libata's own probe of both ports is over once its messages stop.
+m0=$(dmesg | grep -c ' ata[0-9]'); n=0
+while sleep 1; m1=$(dmesg | grep -c ' ata[0-9]'); [ $m1 != $m0 ] && [ $n -lt 30 ]; do
+	m0=$m1; n=$((n + 1)); done
 before=$(ata_luns); m0=$(dmesg | grep -c ' ata[0-9]')
 t0=$(uptime_cs); rc=0
 for H in $(ata_hosts); do scsi-scan -v host$H >> /tmp/ata.txt 2>&1 || rc=$?; done
