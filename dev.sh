@@ -96,8 +96,8 @@ count_results() {
 }
 
 # The unit suites under AddressSanitizer and UBSan in $top/build-fuzz, then
-# every fuzzer for FUZZ_SECONDS (default 45) each; prints "passed failed"
-# last. Slow on a busy machine: the suites' timeouts are tripled.
+# every fuzzer for FUZZ_SECONDS (default 45) each; prints "passed failed
+# skipped" last. Slow on a busy machine: the suites' timeouts are tripled.
 sanitizers() {
 	local rc=0 p f s fuzz="$top/build-fuzz"
 	# shellcheck disable=SC2054 # commas belong to b_sanitize
@@ -115,7 +115,7 @@ sanitizers() {
 	if "$top/fuzz/run.sh" "$fuzz" "${FUZZ_SECONDS:-45}" | tee "$fuzz/fuzz.txt"; then :; else rc=1; fi
 	p=$((p + $(grep -c ' ok$' "$fuzz/fuzz.txt" || true)))
 	f=$((f + $(grep -c ' FAIL$' "$fuzz/fuzz.txt" || true)))
-	echo "$p $f"
+	echo "$p $f $s"
 	return $rc
 }
 
@@ -138,13 +138,13 @@ test_all() {
 		wait "$san_pid" || rc=1
 		echo "== The unit suites under AddressSanitizer and UBSan, then the fuzzers (run beside the above)"
 		sed '$d' "$san_log"
-		if tail -1 "$san_log" | grep -qE '^[0-9]+ [0-9]+$'; then
-			read -r p f < <(tail -1 "$san_log")
+		if tail -1 "$san_log" | grep -qE '^[0-9]+ [0-9]+ [0-9]+$'; then
+			read -r p f s < <(tail -1 "$san_log")
 		else
 			tail -1 "$san_log"
-			p=0 f=1
+			p=0 f=1 s=0
 		fi
-		tp=$((tp + p)) tf=$((tf + f))
+		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 	fi
 	echo "$tp passed, $tf failed, $ts skipped"
 	return $rc
