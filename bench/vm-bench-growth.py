@@ -8,7 +8,7 @@ delay=0) in one boot (scsi_mod.scan=manual); per round the kernel's
 Medians with min-max, the ratio of the medians and the interquartile range
 of the per-round ratios; the ratio must not grow with the count.
 
-usage: vm-bench-growth.py BUILD_DIR [KERNEL_SERIES] [--rounds N]
+usage: vm-bench-growth.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--icount SHIFT] [--smp N]
 """
 
 import os
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
 BUILD, SERIES, ROUNDS = vmlib.bench_args(3)
+SMP, QEMU_ARGS, MACHINE = vmlib.bench_machine()
 SIZES = (256, 1024, 4096)
 
 SCRIPT = r"""
@@ -52,11 +53,12 @@ def main():
     release, out = vmlib.run_guest(
         BUILD, SERIES, vmlib.BASE_MODULES,
         f"ROUNDS={ROUNDS}\nSIZES='" + " ".join(map(str, SIZES)) + "'\n" + SCRIPT,
-        timeout=5400, what=f"{SIZES} LUNs, {ROUNDS} rounds", bench=True, memory=3072, smp=2)
+        timeout=5400, what=f"{SIZES} LUNs, {ROUNDS} rounds", bench=True, memory=3072, smp=SMP,
+        qemu_args=QEMU_ARGS)
     rows = [m.groupdict() for m in re.finditer(
         r"^@@G n=(?P<n>\d+) who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+)",
         out, re.M)]
-    print(f"\nLinux {release}, QEMU TCG, one scsi_debug host per side, {ROUNDS} rounds, "
+    print(f"\nLinux {release}, {MACHINE}, one scsi_debug host per side, {ROUNDS} rounds, "
           "same boot, order alternating; ms, median (min-max)\n")
     print("| LUNs | kernel's - - - | scsi-scan | ratio | IQR of per-round ratios | "
           "LUNs attached (kernel, ours) |")

@@ -16,6 +16,7 @@ min-max, the ratio of the medians and the interquartile range of the
 per-round ratios. Target: <= 1.10 with the spread inside.
 
 usage: vm-bench-hotplug.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--sizes 512,2048]
+                            [--icount SHIFT] [--smp N]
 """
 
 import os
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
 BUILD, SERIES, ROUNDS = vmlib.bench_args(7)
+SMP, QEMU_ARGS, MACHINE = vmlib.bench_machine()
 SIZES = tuple(int(n) for n in (sys.argv[sys.argv.index("--sizes") + 1].split(",")
                                if "--sizes" in sys.argv else ("512", "2048")))
 
@@ -91,11 +93,12 @@ def main():
         BUILD, SERIES, vmlib.BASE_MODULES,
         f"ROUNDS={ROUNDS}\nSIZES='" + " ".join(map(str, SIZES)) + "'\n" + SCRIPT,
         programs=["/bin/udevadm"], timeout=7200,
-        what=f"hotplug of {SIZES} LUNs, {ROUNDS} rounds", bench=True, memory=3072, smp=2)
+        what=f"hotplug of {SIZES} LUNs, {ROUNDS} rounds", bench=True, memory=3072, smp=SMP,
+        qemu_args=QEMU_ARGS)
     rows = [m.groupdict() for m in re.finditer(
         r"^@@H n=(?P<n>\d+) who=(?P<who>\w+) round=(?P<r>\d+) us=(?P<us>\d+) luns=(?P<luns>\d+)",
         out, re.M)]
-    print(f"\nLinux {release}, QEMU TCG, 2 vCPUs, one scsi_debug host added per side, "
+    print(f"\nLinux {release}, {MACHINE}, one scsi_debug host added per side, "
           f"systemd-udevd running, {ROUNDS} rounds, same boot, order alternating; ms, "
           "median (min-max)\n")
     print("| LUNs | kernel (scan=sync, in add_host) | scsi-scand (scan=manual) | ratio | "

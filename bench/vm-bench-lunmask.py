@@ -19,6 +19,7 @@ Per round, in one boot (scsi_mod.scan=manual), the order alternating:
 systemd-udevd runs throughout, as on a real system. Medians with min-max.
 
 usage: vm-bench-lunmask.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
+                             [--icount SHIFT] [--smp N]
 """
 
 import os
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
 BUILD, SERIES, ROUNDS = vmlib.bench_args(3)
+SMP, QEMU_ARGS, MACHINE = vmlib.bench_machine()
 LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 2048
 
 SCRIPT = r"""
@@ -100,7 +102,7 @@ def main():
         BUILD, SERIES, vmlib.BASE_MODULES, f"ROUNDS={ROUNDS}\nLUNS={LUNS}\n" + SCRIPT,
         programs=["/bin/udevadm"], timeout=3600,
         what=f"scsi_debug {LUNS} LUNs with sd, {ROUNDS} rounds", bench=True, memory=3072,
-        smp=2)
+        smp=SMP, qemu_args=QEMU_ARGS)
     rows = {who: [m.groupdict() for m in re.finditer(
         rf"^@@B {who} round=\d+ root_us=(?P<root>\d+) all_us=(?P<all>\d+)"
         rf"(?: rest_us=(?P<rest>\d+) root_luns=(?P<rl>\d+))? luns=(?P<luns>\d+)", out, re.M)]
@@ -115,7 +117,7 @@ def main():
     root_luns = sorted({int(r["rl"]) for r in rows["ours"]})
     kr = statistics.median(ms["kernel"]["all"])
     orr = statistics.median(ms["ours"]["root"])
-    print(f"\nLinux {release}, QEMU TCG, one scsi_debug host of {LUNS} LUNs with sd, "
+    print(f"\nLinux {release}, {MACHINE}, one scsi_debug host of {LUNS} LUNs with sd, "
           f"{ROUNDS} rounds per side, order alternating, same boot; ms, median (min-max)\n")
     print("| step | kernel (scan of every LUN) | ours (policy: root LUN only) |")
     print("|---|---|---|")

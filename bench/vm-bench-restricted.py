@@ -21,6 +21,7 @@ ratio of the medians (how well the rounds pin it). Target: ours <= 1.05
 with the spread inside.
 
 usage: vm-bench-restricted.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
+                               [--icount SHIFT] [--smp N]
 """
 
 import os
@@ -33,6 +34,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 import vmlib  # noqa: E402
 
 BUILD, SERIES, ROUNDS = vmlib.bench_args(4)
+SMP, QEMU_ARGS, MACHINE = vmlib.bench_machine()
 LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 2048
 REFUSED = 100
 SIDES = ("kernel", "floor", "floor2", "ours")
@@ -111,7 +113,7 @@ def main():
         BUILD, SERIES, vmlib.BASE_MODULES,
         f"ROUNDS={ROUNDS}\nLUNS={LUNS}\nREFUSED={REFUSED}\n" + SCRIPT, timeout=7200,
         what=f"one target of {LUNS} LUNs, one refused, {ROUNDS} rounds", bench=True,
-        memory=3072, smp=2,
+        memory=3072, smp=SMP, qemu_args=QEMU_ARGS,
         # Every side's attach messages and marks, from the first on.
         append="log_buf_len=16M")
     rows = [m.groupdict() for m in re.finditer(
@@ -127,7 +129,7 @@ def main():
         print("\n".join(line for line in out.splitlines() if line.startswith("@@"))[-3000:])
         return 1
     ms = {w: [int(side[w][r]["us"]) / 1000 for r in rounds] for w in SIDES}
-    print(f"\nLinux {release}, QEMU TCG, 2 vCPUs, one scsi_debug target of {LUNS} LUNs, "
+    print(f"\nLinux {release}, {MACHINE}, one scsi_debug target of {LUNS} LUNs, "
           f"{refused} refused by the policy, {len(rounds)} rounds, same boot, order "
           "rotating; ms, median (min-max)\n")
     print("| side | time | ratio to the kernel's - - - | IQR of per-round ratios | "

@@ -766,12 +766,37 @@ def policy_sysfs(path, hctl, disk, devt):
     return path
 
 
+# A benchmark's options that take no value.
+BENCH_FLAGS = ("--dracut",)
+
+
 def bench_args(default_rounds):
-    """A benchmark's command line: BUILD_DIR [KERNEL_SERIES] [--rounds N]."""
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    """A benchmark's command line: BUILD_DIR [KERNEL_SERIES] [--rounds N] and
+    its options (--name VALUE, or one of BENCH_FLAGS)."""
+    args = [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and
+            not (sys.argv[i - 1].startswith("--") and sys.argv[i - 1] not in BENCH_FLAGS)]
     rounds = (int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv
               else default_rounds)
     return args[0], args[1] if len(args) > 1 else "6.12", rounds
+
+
+def bench_machine(default_smp=2):
+    """The guest a benchmark boots, from its command line: --smp N vCPUs
+    (@default_smp unless told), and with --icount SHIFT QEMU's instruction
+    counting (-icount shift=SHIFT,sleep=off, one vCPU unless told): every
+    guest instruction is 2^SHIFT ns of guest time and an idle guest's clock
+    jumps to its next timer, so the guest's clock measures the work done in
+    the guest whatever else the host runs. Returns (smp, qemu_args, text),
+    text saying so for the benchmark's header."""
+    shift = sys.argv[sys.argv.index("--icount") + 1] if "--icount" in sys.argv else None
+    smp = (int(sys.argv[sys.argv.index("--smp") + 1]) if "--smp" in sys.argv
+           else 1 if shift else default_smp)
+    cpus = f"{smp} vCPU{'s' if smp > 1 else ''}"
+    if not shift:
+        return smp, (), f"QEMU TCG, {cpus}"
+    return smp, ("-icount", f"shift={shift},sleep=off"), (
+        f"QEMU TCG with -icount shift={shift},sleep=off (guest time: {2 ** int(shift)} ns "
+        f"per guest instruction, and a wait for a timer as long as the timer), {cpus}")
 
 
 def load_test(name, build, series):
