@@ -71,6 +71,32 @@ int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const 
 	__attribute__((format(printf, 4, 5)));
 
 /**
+ * sysfs_dir_fd() - open a directory under the root as a descriptor
+ * @ctx: the context
+ * @fmt: printf format of its path; links and ".." resolve as the kernel
+ *	resolves them ("/sys/bus/scsi/devices/H:C:T:L/.." is the LUN's
+ *	target)
+ *
+ * Return: the descriptor (O_CLOEXEC), or a negative errno.
+ */
+int sysfs_dir_fd(const struct sysfs_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * sysfs_read_bin_at() - sysfs_read_bin() relative to a directory
+ * @dir_fd: a directory of the tree, from sysfs_dir_fd()
+ * @buf: output
+ * @len: size of @buf
+ * @fmt: printf format of the path relative to @dir_fd
+ *
+ * The walk starts at @dir_fd: no link or name above it is looked up again.
+ *
+ * Return: bytes read, or a negative errno.
+ */
+int sysfs_read_bin_at(int dir_fd, uint8_t *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
  * sysfs_open_dir() - open a directory under the root
  * @ctx: the context
  * @rel: its absolute path without the root, e.g. "/sys/class/scsi_host"

@@ -154,6 +154,40 @@ int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const 
 	return read_path(path, buf, len, true);
 }
 
+int sysfs_dir_fd(const struct sysfs_ctx *ctx, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int fd, r;
+
+	va_start(ap, fmt);
+	r = vpath(ctx, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int sysfs_read_bin_at(int dir_fd, uint8_t *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int fd, n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_all(fd, buf, len, true);
+	close(fd);
+	return r;
+}
+
 int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
 {
 	char path[PATH_MAX];

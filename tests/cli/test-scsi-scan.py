@@ -1078,6 +1078,26 @@ class Remove(ScanTest):
         r = t.json("--remove", "--force", rc=0)
         self.assertNotIn("0:0:0:2", t.devices())
 
+    def test_a_remapped_target_of_one_lun_comes_back_as_a_new_directory(self):
+        """As sysfs has it: the target's directory goes with its last LUN
+        and a new one comes with the attach. The scan's reads from the
+        target's directory follow it there."""
+        script = ("host 0 max_id 1 max_lun 49410\n"
+                  "lu 0:0:0:0 version 5 naa 6001405000000001 serial A0\n")
+        t = self.tree(script, device_tree=True)
+        t.run(rc=0)
+        with open(t.script, "w") as f:
+            f.write(script.replace("6001405000000001 serial A0", "6001405000000009 serial B0"))
+        before = len(t.commands())
+        r = t.json(rc=0)
+        new = [c for c in t.commands()[before:] if c.startswith(("scan", "delete"))]
+        self.assertEqual(new[:2], ["delete 0:0:0:0", "scan host0 0 0 0"])
+        luns, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(luns, {0: "attached"})
+        self.assertEqual([lu["reason_code"] for lu in tgt["luns"]], ["remapped"])
+        # what the new directory holds was read: the new unit is left alone
+        self.assertEqual(self.lun_outcomes(t.json(rc=0), "0:0:0")[0], {0: "present"})
+
     def test_remapped_lun(self):
         """Another volume behind an attached LUN number (the script edited
         after the attach, as an array remaps the LUN): deleted and attached
