@@ -72,14 +72,18 @@ class Tree:
         self.attrs(f"sys/class/sas_device/end_device-{host}:{n}", scsi_target_id=target_id,
                    device_type="end device", sas_address=address or f"0x5000c5000000{n:04x}")
 
-    def run(self, *args, quirks=(QUIRKS,), rc=None, timeout=120):
+    def run(self, *args, quirks=(QUIRKS,), rc=None, timeout=120, cpus=None):
+        """scsi-scan on the tree, on the CPUs @cpus (a set) if given; the
+        threads of its scan writes of one LUN go to self.writers."""
+        self.writers = os.path.join(self.root, "writers")
         env = dict(os.environ, FAKE_KERNEL_ROOT=self.root, FAKE_KERNEL_SCRIPT=self.script,
-                   FAKE_KERNEL_LOG=self.log, LD_PRELOAD=FAKE)
+                   FAKE_KERNEL_LOG=self.log, LD_PRELOAD=FAKE, FAKE_KERNEL_WRITERS=self.writers)
         qargs = []
         for q in quirks:
             qargs += ["--quirks-dir", q]
         p = subprocess.run([SCAN, "--sysroot", self.root, *qargs, *args], env=env,
-                           capture_output=True, text=True, timeout=timeout)
+                           capture_output=True, text=True, timeout=timeout,
+                           preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         if p.returncode < 0 or "fake-kernel:" in p.stderr:
             raise AssertionError(f"crashed or unexpected command: {p.stderr}")
         if rc is not None and p.returncode != rc:
@@ -709,6 +713,15 @@ class OneWriteForATarget(ScanTest):
         self.assertTrue(tgt["batched"])
         self.assertIn("the 37 LUNs left of the list that the policy allows (of 38), one scan "
                       "write each", tgt["batch_reason"])
+        # Where the scan may run on one CPU only, one writer: in the list's
+        # order, the same LUNs attached.
+        t = self.tree(self.script())
+        r = t.json(quirks=(QUIRKS, etc), rc=0, cpus={min(os.sched_getaffinity(0))})
+        self.assertEqual(self.scans(t), [f"scan host0 0 0 {n}" for n in range(40) if n != 30])
+        with open(t.writers) as f:
+            self.assertEqual(len(set(f.read().split())), 1)
+        self.assertEqual(t.devices(), [f"0:0:0:{n}" for n in range(40) if n != 30])
+        self.assertEqual(self.lun_outcomes(r, "0:0:0")[0][30], "skipped")
         # A host that takes LUNs below 20 only: the writes stop at the first
         # refusal, the walk tries each LUN after it on its own.
         t = self.tree(self.script(host_extra=" max_lun 20"))

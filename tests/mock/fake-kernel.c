@@ -36,7 +36,8 @@
  * device's "delete" remove it, and SG_IO ioctls on the sg nodes answer
  * INQUIRY (VPD pages 0x80 and 0x83 from the script as it is at the command:
  * edit the script after an attach for a remapped LUN) and REPORT LUNS.
- * Every command is appended to FAKE_KERNEL_LOG.
+ * Every command is appended to FAKE_KERNEL_LOG, and the thread of each
+ * scan write of one LUN to FAKE_KERNEL_WRITERS if it is set.
  * Anything the script does not foresee aborts: a test must not pass by
  * accident.
  *
@@ -145,6 +146,21 @@ static void die(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	abort();
+}
+
+/* Which thread wrote (FAKE_KERNEL_WRITERS): how many writers a scan used. */
+static void note_writer(void)
+{
+	const char *path = getenv("FAKE_KERNEL_WRITERS");
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "%ld\n", (long)gettid());
+	fclose(f);
 }
 
 static void note(const char *fmt, ...)
@@ -695,6 +711,7 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	}
 	l = strtoull(ls, NULL, 0);
 	note("scan host%u %llu %llu %llu", h, c, t, l);
+	note_writer();
 	if ((!host->any_id && (c > host->max_channel || t >= host->max_id)) || l >= host->max_lun) {
 		errno = EINVAL;
 		return -1;
