@@ -104,7 +104,7 @@ def main():
         what=f"scsi_debug {LUNS} LUNs with sd, {ROUNDS} rounds", bench=True, memory=3072,
         smp=SMP, qemu_args=QEMU_ARGS)
     rows = {who: [m.groupdict() for m in re.finditer(
-        rf"^@@B {who} round=\d+ root_us=(?P<root>\d+) all_us=(?P<all>\d+)"
+        rf"^@@B {who} round=(?P<r>\d+) root_us=(?P<root>\d+) all_us=(?P<all>\d+)"
         rf"(?: rest_us=(?P<rest>\d+) root_luns=(?P<rl>\d+))? luns=(?P<luns>\d+)", out, re.M)]
         for who in ("kernel", "ours")}
     if not rows["kernel"] or not rows["ours"]:
@@ -138,6 +138,18 @@ def main():
         vmlib.log(f"scsi-scand: {line}")
     print(f"\nroot available: ours / kernel's whole scan = {orr / kr:.3f} "
           f"({kr / orr:.0f}x sooner)")
+    # Round i of each side ran back to back: the per-round ratios pair them.
+    by_round = {who: {int(r["r"]): r for r in rows[who]} for who in rows}
+    rounds = sorted(set(by_round["kernel"]) & set(by_round["ours"]))
+    rest = [int(by_round["ours"][r]["rest"]) / 1000 for r in rounds]
+    whole = [int(by_round["kernel"][r]["all"]) / 1000 for r in rounds]
+    q1, q3 = vmlib.ratio_quartiles([rest[i] / whole[i] for i in range(len(rounds))])
+    lo, hi = vmlib.median_ratio_interval(rest, whole)
+    ratio = statistics.median(rest) / statistics.median(whole)
+    verdict = ("met" if q3 <= 1.05 else "met, spread crosses" if ratio <= 1.05 else "missed")
+    print(f"the daemon's attach after the root / the kernel's whole scan = {ratio:.3f}, "
+          f"IQR of per-round ratios {q1:.3f}-{q3:.3f}, 95 % interval of the ratio "
+          f"{lo:.3f}-{hi:.3f}; target <= 1.05: {verdict}")
     return 0
 
 
