@@ -183,6 +183,18 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 		 struct ghost_evidence *ret);
 
 /**
+ * ghost_verdict() - ghost_judge()'s verdict alone, without its words
+ * @a: the first LUN's identity
+ * @b: the other's
+ *
+ * What a scan asks of every LUN it attaches; the words are wanted only for
+ * a verdict that ends the target.
+ *
+ * Return: the verdict ghost_judge() gives.
+ */
+enum ghost_verdict ghost_verdict(const struct lun_identity *a, const struct lun_identity *b);
+
+/**
  * enum remap_verdict - whether an attached LUN is still the unit it was
  * @REMAP_SAME: a unique designator, the serial or the INQUIRY data agree
  * @REMAP_UNKNOWN: nothing that names a unit is there on both sides

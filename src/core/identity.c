@@ -158,11 +158,15 @@ const char *ghost_verdict_name(enum ghost_verdict v)
 static void say(struct ghost_evidence *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Adds to @ev's words; NULL when only the verdict is asked. */
 static void say(struct ghost_evidence *ev, const char *fmt, ...)
 {
-	size_t used = strlen(ev->text);
+	size_t used;
 	va_list ap;
 
+	if (!ev)
+		return;
+	used = strlen(ev->text);
 	if (used + 3 >= sizeof(ev->text))
 		return;
 	if (used) {
@@ -259,60 +263,68 @@ static void inquiry_words(const struct lun_identity *id, char *buf, size_t len)
 	snprintf(buf, len, "'%s' '%s' '%s', type %u", inq.vendor, inq.model, inq.revision, inq.pdt);
 }
 
-void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
-		 struct ghost_evidence *ret)
+/* The verdict and rule in @ret, the words in @words (@ret, or NULL for
+ * none: the scan's watch asks only the verdict of each LUN). */
+static void judge(const struct lun_identity *a, const struct lun_identity *b,
+		  struct ghost_evidence *ret, struct ghost_evidence *words)
 {
 	bool unique_same = false, differs = false, weak_same = false, serial_same, serial_differs;
-	char words[96];
+	char inq_words[96];
 
-	memset(ret, 0, sizeof(*ret));
 	if (!a->has_inquiry || !b->has_inquiry) {
 		ret->verdict = GHOST_UNKNOWN;
 		ret->rule = "no-identity";
-		say(ret, "no INQUIRY data to compare");
+		say(words, "no INQUIRY data to compare");
 		return;
 	}
 	if (a->inquiry_len != b->inquiry_len || memcmp(a->inquiry, b->inquiry, a->inquiry_len)) {
 		ret->verdict = GHOST_DISTINCT;
 		ret->rule = "inquiry-differs";
-		say(ret, "INQUIRY data differs");
+		say(words, "INQUIRY data differs");
 		return;
 	}
-	inquiry_words(a, words, sizeof(words));
-	say(ret, "INQUIRY identical (%s)", words);
+	if (words) {
+		inquiry_words(a, inq_words, sizeof(inq_words));
+		say(words, "INQUIRY identical (%s)", inq_words);
+	}
 	/* Per designator type both report: the same set on both sides, or not. */
 	for (uint8_t type = 0; type < IDENTITY_DESIGNATOR_TYPES; type++) {
-		const struct designator *d = first_of(a, type), *x, *y;
+		const struct designator *d, *x, *y;
+		bool same;
 
 		if (!has_type(a, type) || !has_type(b, type))
 			continue;
-		if (!same_set(a, b, type)) {
-			differs = true;
-			x = lacking(a, b, type);
-			y = lacking(b, a, type);
-			if (d && (x || y))
-				say(ret, "VPD 0x83 %s differs from %s", (x ? x : d)->text,
-				    (y ? y : d)->text);
+		same = same_set(a, b, type);
+		differs |= !same;
+		unique_same |= same && designator_unique(type);
+		weak_same |= same && type == DESIGNATOR_T10;
+		if (!words)
+			continue;
+		d = first_of(a, type);
+		if (same) {
+			if (d)
+				say(words, "VPD 0x83 %s identical", d->text);
 			else
-				say(ret, "VPD 0x83 %s designators differ (%u against %u)",
-				    type_name(type), a->type_count[type], b->type_count[type]);
+				say(words, "VPD 0x83 %s designators identical", type_name(type));
 			continue;
 		}
-		unique_same |= designator_unique(type);
-		weak_same |= type == DESIGNATOR_T10;
-		if (d)
-			say(ret, "VPD 0x83 %s identical", d->text);
+		x = lacking(a, b, type);
+		y = lacking(b, a, type);
+		if (d && (x || y))
+			say(words, "VPD 0x83 %s differs from %s", (x ? x : d)->text,
+			    (y ? y : d)->text);
 		else
-			say(ret, "VPD 0x83 %s designators identical", type_name(type));
+			say(words, "VPD 0x83 %s designators differ (%u against %u)",
+			    type_name(type), a->type_count[type], b->type_count[type]);
 	}
 	serial_same = a->has_serial && b->has_serial && strcmp(a->serial, b->serial) == 0;
 	serial_differs = (a->has_serial || b->has_serial) && !serial_same;
 	if (serial_same)
-		say(ret, "VPD 0x80 serial '%s' identical", a->serial);
+		say(words, "VPD 0x80 serial '%s' identical", a->serial);
 	else if (a->has_serial && b->has_serial)
-		say(ret, "VPD 0x80 serial '%s' differs from '%s'", a->serial, b->serial);
+		say(words, "VPD 0x80 serial '%s' differs from '%s'", a->serial, b->serial);
 	else if (serial_differs)
-		say(ret, "VPD 0x80 serial reported by one LUN only");
+		say(words, "VPD 0x80 serial reported by one LUN only");
 
 	/* A name meant to be unique, shared by units that differ elsewhere. */
 	if (unique_same && (differs || serial_differs)) {
@@ -332,7 +344,23 @@ void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
 	}
 	ret->verdict = GHOST_UNKNOWN;
 	ret->rule = "no-identity";
-	say(ret, "no serial or designator to tell the units apart");
+	say(words, "no serial or designator to tell the units apart");
+}
+
+void ghost_judge(const struct lun_identity *a, const struct lun_identity *b,
+		 struct ghost_evidence *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	judge(a, b, ret, ret);
+}
+
+enum ghost_verdict ghost_verdict(const struct lun_identity *a, const struct lun_identity *b)
+{
+	struct ghost_evidence v;
+
+	v.text[0] = '\0';
+	judge(a, b, &v, NULL);
+	return v.verdict;
 }
 
 /* The text of @id's first designator of a unique type both report. */

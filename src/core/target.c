@@ -1064,6 +1064,7 @@ static int add_ghost(struct target_machine *m, uint64_t lun, uint64_t same_as,
 static int watch_judge(struct target_machine *m)
 {
 	struct ghost_watch *w = m->watch;
+	enum ghost_verdict verdict;
 	struct ghost_evidence ev;
 	uint64_t lun = m->act.lun;
 	size_t n = w->all ? w->nseen : 2;
@@ -1082,10 +1083,11 @@ static int watch_judge(struct target_machine *m)
 
 		if (!w->all && i == 1 && (!w->has_prev || w->prev_lun == w->ref_lun))
 			break;
-		ghost_judge(against, &w->cur, &ev);
-		m->rep.unknown_identity |= ev.verdict == GHOST_UNKNOWN;
-		if (ev.verdict != GHOST_SAME && ev.verdict != GHOST_CONFLICT)
+		verdict = ghost_verdict(against, &w->cur);
+		m->rep.unknown_identity |= verdict == GHOST_UNKNOWN;
+		if (verdict != GHOST_SAME && verdict != GHOST_CONFLICT)
 			continue;
+		ghost_judge(against, &w->cur, &ev);
 		if (add_ghost(m, lun, against_lun, &ev) < 0)
 			return -ENOMEM;
 		m->out.ghost = ev.verdict == GHOST_SAME;

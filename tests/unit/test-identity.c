@@ -92,6 +92,9 @@ START_TEST(judge_captured)
 	ck_assert_msg(ev.verdict == c->verdict, "%s: %s, expected %s (%s)", c->what,
 		      ghost_verdict_name(ev.verdict), ghost_verdict_name(c->verdict), ev.text);
 	ck_assert_str_eq(ev.rule, c->rule);
+	/* Without the words, the same verdict. */
+	ck_assert_int_eq(ghost_verdict(&a, &b), c->verdict);
+	ck_assert_int_eq(ghost_verdict(&b, &a), c->verdict);
 	ck_assert_msg(strstr(ev.text, c->evidence), "%s: evidence '%s' lacks '%s'", c->what,
 		      ev.text, c->evidence);
 	/* The judgement does not depend on the order. */
@@ -179,6 +182,7 @@ START_TEST(designator_sets)
 	ghost_judge(&b, &a, &ba);
 	ck_assert_int_eq(ab.verdict, ba.verdict);
 	ck_assert_int_eq(ab.verdict, GHOST_CONFLICT);
+	ck_assert_int_eq(ghost_verdict(&a, &b), GHOST_CONFLICT);
 }
 END_TEST
 
@@ -239,6 +243,7 @@ START_TEST(designator_past_those_kept)
 			      ev.text);
 		ck_assert_str_eq(ev.rule, "designator-differs");
 		ck_assert(strstr(ev.text, "NAA designators differ"));
+		ck_assert_int_eq(ghost_verdict(&a, &b), GHOST_DISTINCT);
 		/* The vendor sets agree: VPD 0x83 alone does not decide. */
 		ck_assert(!identity_designators_differ(&a, &b));
 		/* The same page on both: one unit. */
@@ -261,6 +266,7 @@ START_TEST(serial_on_one_side)
 	ghost_judge(&a, &b, &ev);
 	ck_assert_int_eq(ev.verdict, GHOST_DISTINCT);
 	ck_assert_str_eq(ev.rule, "serial-differs");
+	ck_assert_int_eq(ghost_verdict(&a, &b), GHOST_DISTINCT);
 	/* INQUIRY and serial identical, no designators: one unit. */
 	ck_assert_int_eq(identity_set_vpd80(&a, pg80, sizeof(pg80)), 0);
 	ghost_judge(&a, &b, &ev);
@@ -270,6 +276,7 @@ START_TEST(serial_on_one_side)
 	a.has_inquiry = false;
 	ghost_judge(&a, &b, &ev);
 	ck_assert_int_eq(ev.verdict, GHOST_UNKNOWN);
+	ck_assert_int_eq(ghost_verdict(&a, &b), GHOST_UNKNOWN);
 }
 END_TEST
 
