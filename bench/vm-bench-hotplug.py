@@ -34,6 +34,8 @@ SIZES = tuple(int(n) for n in (sys.argv[sys.argv.index("--sizes") + 1].split(","
                                if "--sizes" in sys.argv else ("512", "2048")))
 
 SCRIPT = r"""
+# What the package does on installation: the compiled quirk database.
+scsi-quirks --quiet compile
 SD=/sys/bus/pseudo/drivers/scsi_debug
 P=/sys/module/scsi_mod/parameters
 all_hosts() { for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '; }

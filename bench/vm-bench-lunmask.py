@@ -36,6 +36,8 @@ SMP, QEMU_ARGS, MACHINE = vmlib.bench_machine()
 LUNS = int(sys.argv[sys.argv.index("--luns") + 1]) if "--luns" in sys.argv else 2048
 
 SCRIPT = r"""
+# What the package does on installation: the compiled quirk database.
+scsi-quirks --quiet compile
 now() { monotonic; }
 all_hosts() { for h in /sys/class/scsi_host/host*; do [ -e "$h" ] && echo ${h##*/host}; done | tr '\n' ' '; }
 new_hosts() {

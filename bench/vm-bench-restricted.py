@@ -40,6 +40,8 @@ REFUSED = 100
 SIDES = ("kernel", "floor", "floor2", "ours")
 
 SCRIPT = r"""
+# What the package does on installation: the compiled quirk database.
+scsi-quirks --quiet compile
 insmod /lib/test-modules/scsi_debug.ko add_host=1 delay=0 max_luns=$LUNS no_uld=1 scsi_level=7
 h=$(for x in /sys/class/scsi_host/host*; do echo ${x##*/host}; done | tail -1)
 scan=/sys/class/scsi_host/host$h/scan
