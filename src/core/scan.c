@@ -39,16 +39,16 @@ struct pending_release {
 	uint64_t lun;
 };
 
-/* One host's scan in progress. */
 /* A target's directory, opened once for the reads of its LUNs' attributes:
  * a path through /sys/bus/scsi/devices resolves a link and a dozen names
- * again for every LUN (on 2,047 LUNs under TCG, 778 ms of reads against
- * 433 ms from the target's directory; BENCHMARKS.md). */
+ * again for every LUN (2,047 reads: 778 ms of guest time by the path, 433
+ * ms from the target's directory; BENCHMARKS.md). */
 struct target_dir {
 	int fd;
 	unsigned int channel, id;
 };
 
+/* One host's scan in progress. */
 struct host_scan {
 	const struct scan_ctx *ctx;
 	struct host_report *rep;
