@@ -148,10 +148,13 @@ static void die(const char *fmt, ...)
 	abort();
 }
 
-/* Which thread wrote (FAKE_KERNEL_WRITERS): how many writers a scan used. */
-static void note_writer(void)
+/* Appends a line to the file named by environment variable @var, if set. */
+static void vappend(const char *var, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void vappend(const char *var, const char *fmt, va_list ap)
 {
-	const char *path = getenv("FAKE_KERNEL_WRITERS");
+	const char *path = getenv(var);
 	FILE *f;
 
 	if (!path)
@@ -159,26 +162,29 @@ static void note_writer(void)
 	f = fopen(path, "a");
 	if (!f)
 		return;
-	fprintf(f, "%ld\n", (long)gettid());
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
 	fclose(f);
 }
 
 static void note(const char *fmt, ...)
 {
-	const char *path = getenv("FAKE_KERNEL_LOG");
 	va_list ap;
-	FILE *f;
 
-	if (!path)
-		return;
-	f = fopen(path, "a");
-	if (!f)
-		return;
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	vappend("FAKE_KERNEL_LOG", fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	fclose(f);
+}
+
+static void append(const char *var, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void append(const char *var, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vappend(var, fmt, ap);
+	va_end(ap);
 }
 
 /* '_' is a space and \xNN a byte, so scripts can hold hostile strings. */
@@ -711,7 +717,8 @@ static int fake_scan(unsigned int h, const char *buf, size_t n)
 	}
 	l = strtoull(ls, NULL, 0);
 	note("scan host%u %llu %llu %llu", h, c, t, l);
-	note_writer();
+	/* which thread wrote: how many writers a scan used */
+	append("FAKE_KERNEL_WRITERS", "%ld", (long)gettid());
 	if ((!host->any_id && (c > host->max_channel || t >= host->max_id)) || l >= host->max_lun) {
 		errno = EINVAL;
 		return -1;
