@@ -100,11 +100,12 @@ static int read_fd_all(int fd, uint8_t *buf, size_t len, bool short_is_end)
 	return (int)got;
 }
 
-static int read_path(const char *path, uint8_t *buf, size_t len, bool short_is_end)
+/* @path relative to @dir_fd, or AT_FDCWD for a path of its own. */
+static int read_path(int dir_fd, const char *path, uint8_t *buf, size_t len, bool short_is_end)
 {
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = read_fd_all(fd, buf, len, short_is_end);
@@ -127,7 +128,7 @@ int sysfs_read(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
 		return -EINVAL;
 	/* One byte more than fits: a value cut to the buffer (an iSCSI name,
 	 * a wwid) would compare equal to a shorter one. */
-	r = read_path(path, (uint8_t *)buf, len, false);
+	r = read_path(AT_FDCWD, path, (uint8_t *)buf, len, false);
 	if (r < 0)
 		return r;
 	if ((size_t)r == len && buf[r - 1] != '\n')
@@ -151,7 +152,7 @@ int sysfs_read_bin(const struct sysfs_ctx *ctx, uint8_t *buf, size_t len, const 
 	va_end(ap);
 	if (r < 0)
 		return r;
-	return read_path(path, buf, len, true);
+	return read_path(AT_FDCWD, path, buf, len, true);
 }
 
 int sysfs_dir_fd(const struct sysfs_ctx *ctx, const char *fmt, ...)
@@ -173,19 +174,14 @@ int sysfs_read_bin_at(int dir_fd, uint8_t *buf, size_t len, const char *fmt, ...
 {
 	char path[PATH_MAX];
 	va_list ap;
-	int fd, n, r;
+	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd_all(fd, buf, len, true);
-	close(fd);
-	return r;
+	return read_path(dir_fd, path, buf, len, true);
 }
 
 int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
