@@ -6,8 +6,12 @@
  * scan being measured.
  *
  *   monotonic               print CLOCK_MONOTONIC in microseconds
- *   monotonic wait PATH...  stat every PATH each millisecond until all
- *                           exist (at most 600 s), then print the time
+ *   monotonic wait [-p MS] PATH...
+ *                           stat every PATH each millisecond (each MS
+ *                           milliseconds) until all exist (at most 600 s),
+ *                           then print the time; a wait that runs beside a
+ *                           long scan takes a longer period, or its stats
+ *                           take the CPU from the scan it waits for
  *   monotonic write FILE VALUE
  *                           write VALUE to FILE (a sysfs scan file) and
  *                           print how long the write took, in microseconds
@@ -147,7 +151,7 @@ static int timed_run(char **argv)
 
 int main(int argc, char **argv)
 {
-	const struct timespec ms = { 0, 1000000 };
+	struct timespec period = { 0, 1000000 };
 	long long start = now_us();
 
 	if (argc == 4 && strcmp(argv[1], "write") == 0)
@@ -157,7 +161,19 @@ int main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[1], "run") == 0)
 		return timed_run(argv + 2);
 	if (argc > 1 && strcmp(argv[1], "wait") == 0) {
-		for (int i = 2; i < argc; i++) {
+		int first = 2;
+
+		if (argc > 3 && strcmp(argv[2], "-p") == 0) {
+			long ms = atol(argv[3]);
+
+			if (ms < 1 || ms > 1000) {
+				fprintf(stderr, "monotonic wait [-p 1-1000] PATH...\n");
+				return 1;
+			}
+			period = (struct timespec){ ms / 1000, ms % 1000 * 1000000 };
+			first = 4;
+		}
+		for (int i = first; i < argc; i++) {
 			struct stat st;
 
 			while (stat(argv[i], &st) < 0) {
@@ -165,7 +181,7 @@ int main(int argc, char **argv)
 					fprintf(stderr, "monotonic: %s never appeared\n", argv[i]);
 					return 1;
 				}
-				nanosleep(&ms, NULL);
+				nanosleep(&period, NULL);
 			}
 		}
 	}

@@ -16,6 +16,9 @@ Per round, in one boot (scsi_mod.scan=manual), the order alternating:
   block device, when it is stopped (its check of the LUNs its one write
   handed over may still run: they stay attached). The LUNs attached then
   and once udev has settled.
+The wait for the last LUN's block device looks every 20 ms, on both sides:
+the daemon's attach runs beside it for some 50 s, and a look every
+millisecond took 2.6 s of the one vCPU's time from it (perf in the guest).
 systemd-udevd runs throughout, as on a real system. Medians with min-max.
 
 usage: vm-bench-lunmask.py BUILD_DIR [KERNEL_SERIES] [--rounds N] [--luns N]
@@ -68,7 +71,7 @@ while [ $i -lt $ROUNDS ]; do
 			[ -n "$last" ] || last=$(ls /sys/bus/scsi/devices | sed -n "s/^$h:0:0://p" |
 				sort -n | tail -1)
 			echo "@@LAST $last"
-			t2=$(monotonic wait /sys/bus/scsi/devices/$h:0:0:$last/block)
+			t2=$(monotonic wait -p 20 /sys/bus/scsi/devices/$h:0:0:$last/block)
 			echo "@@B kernel round=$i root_us=$((t1 - t0)) all_us=$((t2 - t0)) luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l)"
 		else
 			scsi-scan --quirks-file /run/scsi-scan/boot-lunmask.conf host$h > /tmp/boot.txt 2>&1
@@ -76,7 +79,7 @@ while [ $i -lt $ROUNDS ]; do
 			n1=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l)
 			scsi-scand --foreground > /tmp/scand.log 2>&1 &
 			pid=$!
-			t2=$(monotonic wait /sys/bus/scsi/devices/$h:0:0:$last/block)
+			t2=$(monotonic wait -p 20 /sys/bus/scsi/devices/$h:0:0:$last/block)
 			kill $pid; wait $pid
 			echo "@@B ours round=$i root_us=$((t1 - t0)) all_us=$((t2 - t0)) rest_us=$((t2 - t1)) root_luns=$n1 luns=$(ls -d /sys/bus/scsi/devices/$h:* | wc -l)"
 			sed 's/^/@@L /' /tmp/boot.txt | head -3
