@@ -27,8 +27,14 @@ static void say(char *buf, const char *fmt, ...) __attribute__((format(printf, 2
 
 static void say(char *buf, const char *fmt, ...)
 {
+	size_t n = strnlen(fmt, PLAN_REASON_LEN);
 	va_list ap;
 
+	/* Most reasons are one fixed text per LUN: copied, not formatted. */
+	if (n < PLAN_REASON_LEN && !memchr(fmt, '%', n)) {
+		memcpy(buf, fmt, n + 1);
+		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(buf, PLAN_REASON_LEN, fmt, ap);
 	va_end(ap);

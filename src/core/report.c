@@ -77,7 +77,20 @@ static __attribute__((format(printf, 2, 0))) const char *keep_vtext(struct targe
 								    const char *fmt, va_list ap)
 {
 	char text[PLAN_REASON_LEN];
+	const char *made = NULL;
+	va_list aq;
 
+	/* A line mostly takes a reason made before, or a fixed text: kept as
+	 * it is, without a pass through vsnprintf() for each LUN. */
+	if (strcmp(fmt, "%s") == 0) {
+		va_copy(aq, ap);
+		made = va_arg(aq, const char *);
+		va_end(aq);
+	} else if (!strchr(fmt, '%')) {
+		made = fmt;
+	}
+	if (made && strnlen(made, sizeof(text)) < sizeof(text))
+		return keep_text(t, made);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	return keep_text(t, text);
 }
