@@ -85,16 +85,15 @@ int sysfs_dir_fd(const struct sysfs_ctx *ctx, const char *fmt, ...)
 /**
  * sysfs_read_bin_at() - sysfs_read_bin() relative to a directory
  * @dir_fd: a directory of the tree, from sysfs_dir_fd()
+ * @rel: the path relative to @dir_fd ("H:C:T:L/vpd_pg83")
  * @buf: output
  * @len: size of @buf
- * @fmt: printf format of the path relative to @dir_fd
  *
  * The walk starts at @dir_fd: no link or name above it is looked up again.
  *
  * Return: bytes read, or a negative errno.
  */
-int sysfs_read_bin_at(int dir_fd, uint8_t *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int sysfs_read_bin_at(int dir_fd, const char *rel, uint8_t *buf, size_t len);
 
 /**
  * sysfs_open_dir() - open a directory under the root

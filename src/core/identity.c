@@ -10,6 +10,17 @@
 
 #include "identity.h"
 
+void identity_reset(struct lun_identity *id)
+{
+	id->has_inquiry = false;
+	id->inquiry_len = 0;
+	id->has_serial = false;
+	id->serial[0] = '\0';
+	id->ndesignators = 0;
+	memset(id->type_count, 0, sizeof(id->type_count));
+	memset(id->type_digest, 0, sizeof(id->type_digest));
+}
+
 void identity_set_inquiry(struct lun_identity *id, const uint8_t *buf, size_t len)
 {
 	if (len > sizeof(id->inquiry))
@@ -53,10 +64,19 @@ static uint64_t mix(uint64_t x)
 /* Two digits a byte by table: the scan names every designator of every
  * LUN it attaches, and a snprintf() per byte was a third of its own
  * instructions per LUN. */
+/* @prefix at the head of @dst (@size > the prefix): its length. */
+static size_t put_prefix(char *dst, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	memcpy(dst, prefix, n + 1);
+	return n;
+}
+
 static void hex(char *dst, size_t size, const char *prefix, const uint8_t *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
-	size_t used = (size_t)snprintf(dst, size, "%s", prefix);
+	size_t used = put_prefix(dst, prefix);
 
 	for (size_t i = 0; i < n && used + 3 <= size; i++) {
 		dst[used++] = digits[p[i] >> 4];
@@ -68,7 +88,7 @@ static void hex(char *dst, size_t size, const char *prefix, const uint8_t *p, si
 
 static void ascii(char *dst, size_t size, const char *prefix, const uint8_t *p, size_t n)
 {
-	size_t used = (size_t)snprintf(dst, size, "%s", prefix);
+	size_t used = put_prefix(dst, prefix);
 
 	for (size_t i = 0; i < n && used + 1 < size; i++)
 		dst[used++] = p[i] >= 0x20 && p[i] <= 0x7e ? (char)p[i] : '.';

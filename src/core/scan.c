@@ -516,12 +516,21 @@ static int read_attr_bin(const struct scan_ctx *ctx, struct target_dir *dir,
 {
 	const char *file = attr_file(attr);
 	bool fresh = false;
-	char name[32];
+	char name[32], rel[64];
+	size_t n, f;
 	int r;
 
 	if (!file)
 		return -EINVAL;
 	scsi_addr_format(lun, name, sizeof(name));
+	/* "H:C:T:L/file", put together once per LUN read without a printf. */
+	n = strlen(name);
+	f = strlen(file);
+	if (n + 1 + f >= sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, name, n);
+	rel[n] = '/';
+	memcpy(rel + n + 1, file, f + 1);
 	for (;;) {
 		if (dir->fd < 0 || dir->channel != lun->channel || dir->id != lun->id) {
 			target_dir_close(dir);
@@ -536,7 +545,7 @@ static int read_attr_bin(const struct scan_ctx *ctx, struct target_dir *dir,
 			dir->id = lun->id;
 			fresh = true;
 		}
-		r = sysfs_read_bin_at(dir->fd, buf, VPD_PAGE_MAX, "%s/%s", name, file);
+		r = sysfs_read_bin_at(dir->fd, rel, buf, VPD_PAGE_MAX);
 		/* Nothing there: the LUN lacks the attribute, unless the LUN
 		 * itself is not found through that directory. */
 		if (r != -ENOENT || fresh || faccessat(dir->fd, name, F_OK, 0) == 0)

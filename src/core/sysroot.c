@@ -170,18 +170,9 @@ int sysfs_dir_fd(const struct sysfs_ctx *ctx, const char *fmt, ...)
 	return fd < 0 ? -errno : fd;
 }
 
-int sysfs_read_bin_at(int dir_fd, uint8_t *buf, size_t len, const char *fmt, ...)
+int sysfs_read_bin_at(int dir_fd, const char *rel, uint8_t *buf, size_t len)
 {
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	return read_path(dir_fd, path, buf, len, true);
+	return read_path(dir_fd, rel, buf, len, true);
 }
 
 int sysfs_open_dir(const struct sysfs_ctx *ctx, const char *rel, DIR **ret)
