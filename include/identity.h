@@ -76,6 +76,15 @@ struct lun_identity {
 };
 
 /**
+ * identity_reset() - make @id say nothing, as a zeroed one does
+ * @id: the identity
+ *
+ * Clears what says which parts were recorded, not the bytes behind them: a
+ * watch resets one identity per LUN.
+ */
+void identity_reset(struct lun_identity *id);
+
+/**
  * identity_set_inquiry() - record a LUN's standard INQUIRY data
  * @id: the identity
  * @buf: the response

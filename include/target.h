@@ -371,8 +371,10 @@ struct own_line {
 /* What the ghost check compares a new LUN with; private to target.c. */
 struct ghost_watch {
 	struct lun_identity ref;
-	struct lun_identity prev;
-	struct lun_identity cur;
+	/* prev and cur point into slots, and trade places after each LUN */
+	struct lun_identity slots[2];
+	struct lun_identity *prev;
+	struct lun_identity *cur;
 	uint64_t ref_lun;
 	uint64_t prev_lun;
 	bool has_ref;

@@ -894,8 +894,8 @@ static bool inquiry_seen(const struct ghost_watch *w, const struct lun_identity 
 {
 	return (w->has_ref && id->inquiry_len == w->ref.inquiry_len &&
 		!memcmp(id->inquiry, w->ref.inquiry, id->inquiry_len)) ||
-	       (w->has_prev && id->inquiry_len == w->prev.inquiry_len &&
-		!memcmp(id->inquiry, w->prev.inquiry, id->inquiry_len));
+	       (w->has_prev && id->inquiry_len == w->prev->inquiry_len &&
+		!memcmp(id->inquiry, w->prev->inquiry, id->inquiry_len));
 }
 
 /* The reads of the last LUN's identity that it lacks: INQUIRY (without it,
@@ -904,7 +904,7 @@ static int watch_prev(struct target_machine *m, const struct target_obs *o,
 		      struct target_action *next)
 {
 	struct ghost_watch *w = m->watch;
-	struct lun_identity *prev = &w->prev;
+	struct lun_identity *prev = w->prev;
 
 	switch (m->watch_state) {
 	case W_PREV_INQUIRY:
@@ -956,7 +956,7 @@ static int watch_next(struct target_machine *m, const struct target_obs *o,
 		      struct target_action *next)
 {
 	struct ghost_watch *w = m->watch;
-	struct lun_identity *cur = &w->cur;
+	struct lun_identity *cur = w->cur;
 	uint64_t lun = m->act.lun;
 	bool prev_counts = w->has_prev && w->prev_lun != w->ref_lun;
 
@@ -994,14 +994,14 @@ static int watch_next(struct target_machine *m, const struct target_obs *o,
 		if (o->result > 0)
 			identity_set_vpd83(cur, o->data, o->len);
 		if (identity_designators_differ(&w->ref, cur) &&
-		    (!prev_counts || identity_designators_differ(&w->prev, cur))) {
+		    (!prev_counts || identity_designators_differ(w->prev, cur))) {
 			m->watch_verdict = 1;
 			m->watch_state = W_JUDGE;
 			return 0;
 		}
 		if (prev_counts && w->prev_partial) {
 			/* The last LUN, read whole before it is judged against. */
-			if (!w->prev.has_inquiry) {
+			if (!w->prev->has_inquiry) {
 				m->watch_state = W_PREV_INQUIRY;
 				read_attr(next, w->prev_lun, ATTR_INQUIRY);
 				return 1;
@@ -1064,41 +1064,45 @@ static int add_ghost(struct target_machine *m, uint64_t lun, uint64_t same_as,
 static int watch_judge(struct target_machine *m)
 {
 	struct ghost_watch *w = m->watch;
+	struct lun_identity *older;
 	enum ghost_verdict verdict;
 	struct ghost_evidence ev;
 	uint64_t lun = m->act.lun;
 	size_t n = w->all ? w->nseen : 2;
 
 	if (!w->has_ref) {
-		w->ref = w->cur;
+		w->ref = *w->cur;
 		w->ref_lun = lun;
 		w->has_ref = true;
-		return remember(w, &w->cur, lun);
+		return remember(w, w->cur, lun);
 	}
 	if (m->watch_verdict == 1)
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct lun_identity *against = w->all ? &w->seen[i] : i ? &w->prev : &w->ref;
+		const struct lun_identity *against = w->all ? &w->seen[i] : i ? w->prev : &w->ref;
 		uint64_t against_lun = w->all ? w->seen_lun[i] : i ? w->prev_lun : w->ref_lun;
 
 		if (!w->all && i == 1 && (!w->has_prev || w->prev_lun == w->ref_lun))
 			break;
-		verdict = ghost_verdict(against, &w->cur);
+		verdict = ghost_verdict(against, w->cur);
 		m->rep.unknown_identity |= verdict == GHOST_UNKNOWN;
 		if (verdict != GHOST_SAME && verdict != GHOST_CONFLICT)
 			continue;
-		ghost_judge(against, &w->cur, &ev);
+		ghost_judge(against, w->cur, &ev);
 		if (add_ghost(m, lun, against_lun, &ev) < 0)
 			return -ENOMEM;
 		m->out.ghost = ev.verdict == GHOST_SAME;
 		m->out.ghost_of = against_lun;
 		break;
 	}
+	/* The LUN just judged becomes the last one, without a copy. */
+	older = w->prev;
 	w->prev = w->cur;
+	w->cur = older;
 	w->prev_lun = lun;
 	w->has_prev = true;
 	w->prev_partial = m->watch_verdict == 1;
-	return remember(w, &w->cur, lun);
+	return remember(w, w->cur, lun);
 }
 
 /* Starts watching the LUN of the probe just done. */
@@ -1106,7 +1110,7 @@ static void watch_start(struct target_machine *m)
 {
 	struct ghost_watch *w = m->watch;
 
-	memset(&w->cur, 0, sizeof(w->cur));
+	identity_reset(w->cur);
 	m->watch_state = w->all || !w->has_ref ? W_ALL_INQUIRY : W_VPD83;
 	m->phase = P_WATCH;
 }
@@ -1963,6 +1967,8 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			m->watch = calloc(1, sizeof(*m->watch));
 			if (!m->watch)
 				return -ENOMEM;
+			m->watch->prev = &m->watch->slots[0];
+			m->watch->cur = &m->watch->slots[1];
 			m->watch->all = m->in.investigate;
 			if (m->fate.reach[0])
 				snprintf(t->reach_reason, sizeof(t->reach_reason), "%s",

@@ -13,15 +13,14 @@
 #include "identity.h"
 #include "idrecord.h"
 
-/* Reads one LUN's captured pages into an identity. */
-static void captured(const char *tag, const char *hctl, struct lun_identity *id)
+/* Reads one LUN's captured pages into an identity, over what it holds. */
+static void captured_over(const char *tag, const char *hctl, struct lun_identity *id)
 {
 	char path[4096], line[2048], t[64], h[64], attr[64], hex[1600];
 	const char *dir = getenv("TEST_DATA_DIR");
 	bool found = false;
 	FILE *f;
 
-	memset(id, 0, sizeof(*id));
 	snprintf(path, sizeof(path), "%s/vpd-captures.txt", dir ? dir : "tests/data");
 	f = fopen(path, "r");
 	ck_assert_msg(f, "cannot open %s", path);
@@ -44,6 +43,13 @@ static void captured(const char *tag, const char *hctl, struct lun_identity *id)
 	}
 	fclose(f);
 	ck_assert_msg(found, "no capture %s %s", tag, hctl);
+}
+
+/* Reads one LUN's captured pages into a zeroed identity. */
+static void captured(const char *tag, const char *hctl, struct lun_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	captured_over(tag, hctl, id);
 }
 
 static const struct judge_case {
@@ -83,14 +89,24 @@ static const struct judge_case {
 START_TEST(judge_captured)
 {
 	const struct judge_case *c = &judge_cases[_i];
-	struct lun_identity a, b;
-	struct ghost_evidence ev;
+	struct lun_identity a, b, reused;
+	struct ghost_evidence ev, ev_reused;
 
 	captured(c->tag_a, c->lun_a, &a);
 	captured(c->tag_b, c->lun_b, &b);
 	ghost_judge(&a, &b, &ev);
 	ck_assert_msg(ev.verdict == c->verdict, "%s: %s, expected %s (%s)", c->what,
 		      ghost_verdict_name(ev.verdict), ghost_verdict_name(c->verdict), ev.text);
+	/* The watch resets an identity that held another LUN's (every page
+	 * of both, the scsi_debug SCSI-2 one's none) instead of zeroing it:
+	 * the same judgement, in the same words. */
+	captured(c->tag_a, c->lun_a, &reused);
+	captured_over("qemu-0", "0:0:1:1", &reused);
+	identity_reset(&reused);
+	captured_over(c->tag_b, c->lun_b, &reused);
+	ghost_judge(&a, &reused, &ev_reused);
+	ck_assert_int_eq(ev_reused.verdict, ev.verdict);
+	ck_assert_str_eq(ev_reused.text, ev.text);
 	ck_assert_str_eq(ev.rule, c->rule);
 	/* Without the words, the same verdict. */
 	ck_assert_int_eq(ghost_verdict(&a, &b), c->verdict);
