@@ -17,6 +17,10 @@
 
 /* What sysfs hands over in one read at most. */
 #define SYSFS_PAGE 4096
+/* What the first read of a binary attribute asks: the kernel allocates a
+ * buffer of the size asked, up to a page, and Debian's kernels zero every
+ * allocation (init_on_alloc); VPD pages and INQUIRY data mostly fit. */
+#define SYSFS_FIRST_READ 512
 
 struct sysfs_ctx {
 	char *root;
@@ -78,14 +82,19 @@ int sysfs_path(const struct sysfs_ctx *ctx, char *buf, size_t len, const char *f
 
 /* With @short_is_end, a read shorter than asked (and than a page) ends it:
  * sysfs hands a binary attribute over in one read of up to a page, and the
- * read that would return 0 is a syscall per LUN saved. */
+ * read that would return 0 is a syscall per LUN saved. The first read then
+ * asks SYSFS_FIRST_READ bytes; an attribute that fills it is read on. */
 static int read_fd_all(int fd, uint8_t *buf, size_t len, bool short_is_end)
 {
 	size_t got = 0;
 
 	while (got < len) {
 		size_t want = len - got;
-		ssize_t n = read(fd, buf + got, want);
+		ssize_t n;
+
+		if (short_is_end && got == 0 && want > SYSFS_FIRST_READ)
+			want = SYSFS_FIRST_READ;
+		n = read(fd, buf + got, want);
 
 		if (n < 0 && errno == EINTR)
 			continue;

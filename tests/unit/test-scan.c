@@ -18,6 +18,7 @@
 #include "report.h"
 #include "scan.h"
 #include "sgio-script.h"
+#include "sysroot.h"
 
 #define INQ(len) .cdb = (const uint8_t[]){ 0x12, 0, 0, 0, (len), 0 }, .cdb_len = 6
 #define RL4096 .cdb = (const uint8_t[]){ 0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0 }, .cdb_len = 12
@@ -241,8 +242,50 @@ START_TEST(report_lines_share_texts)
 	long_text[sizeof(long_text) - 1] = '\0';
 	ck_assert_int_eq(report_add_lun(&t, 1, LUN_ABSENT, SC_LISTED, "%s", long_text), 0);
 	ck_assert_uint_eq(strlen(t.luns[t.nluns - 1].reason), PLAN_REASON_LEN - 1);
+	/* a format without '%' is its own text, cut the same way */
+	ck_assert_int_eq(report_add_lun(&t, 2, LUN_ABSENT, SC_LISTED, "100%% sure"), 0);
+	ck_assert_str_eq(t.luns[t.nluns - 1].reason, "100% sure");
+	ck_assert_int_eq(report_add_lun(&t, 2, LUN_ABSENT, SC_LISTED, "no format"), 0);
+	ck_assert_str_eq(t.luns[t.nluns - 1].reason, "no format");
 	report_target_free(&t);
 	ck_assert_ptr_null(t.texts);
+}
+END_TEST
+
+/* A binary attribute comes whole, whether it is shorter than the first
+ * read, fills it, or goes on past it; by its path and from a directory. */
+START_TEST(binary_attributes_read_whole)
+{
+	static const size_t sizes[] = { 117, 511, 512, 513, 3000, 4096 };
+	static uint8_t data[4096], buf[8192];
+	struct sysfs_ctx *sys;
+	int dir;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	make_tree(6);
+	sys = sysfs_new(root);
+	ck_assert_ptr_nonnull(sys);
+	dir = sysfs_dir_fd(sys, "/sys/bus/scsi/devices");
+	ck_assert_int_ge(dir, 0);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "sys/bus/scsi/devices/0:0:0:0/page%zu", i);
+		put(rel, data, sizes[i]);
+		memset(buf, 0, sizeof(buf));
+		ck_assert_int_eq(sysfs_read_bin(sys, buf, sizeof(buf), "/%s", rel), (int)sizes[i]);
+		ck_assert_mem_eq(buf, data, sizes[i]);
+		memset(buf, 0, sizeof(buf));
+		snprintf(rel, sizeof(rel), "0:0:0:0/page%zu", i);
+		ck_assert_int_eq(sysfs_read_bin_at(dir, rel, buf, sizeof(buf)), (int)sizes[i]);
+		ck_assert_mem_eq(buf, data, sizes[i]);
+		/* a buffer shorter than the attribute gets what fits */
+		ck_assert_int_eq(sysfs_read_bin_at(dir, rel, buf, 100), 100);
+	}
+	close(dir);
+	sysfs_free(sys);
+	drop_tree();
 }
 END_TEST
 
@@ -260,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, scan_report_luns_fails_and_retries);
 	tcase_add_test(tc, scan_inquiry_fails_uses_sysfs_copy);
 	tcase_add_test(tc, report_lines_share_texts);
+	tcase_add_test(tc, binary_attributes_read_whole);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
