@@ -56,7 +56,7 @@ int report_luns_decode(const uint8_t *buf, size_t len, uint64_t **ret_luns, size
 	struct lun_pos *sorted = NULL;
 	uint64_t *luns = NULL;
 	uint32_t list_len;
-	bool *dup = NULL;
+	bool *dup = NULL, ascending = true;
 	size_t n, count = 0;
 
 	if (!buf || len < 8)
@@ -79,9 +79,12 @@ int report_luns_decode(const uint8_t *buf, size_t len, uint64_t **ret_luns, size
 	for (size_t i = 0; i < n; i++) {
 		sorted[i].lun = lun_from_scsilun(buf + 8 + 8 * i);
 		sorted[i].pos = i;
+		ascending &= i == 0 || sorted[i].lun > sorted[i - 1].lun;
 	}
-	/* A lying device may repeat entries: keep the first of each. */
-	if (n)
+	/* A lying device may repeat entries: keep the first of each. A list
+	 * in ascending order, as devices mostly send it, repeats none and
+	 * is not sorted again (n log n, at 16,384 LUNs). */
+	if (n && !ascending)
 		qsort(sorted, n, sizeof(*sorted), cmp_lun_pos);
 	for (size_t i = 1; i < n; i++)
 		if (sorted[i].lun == sorted[i - 1].lun)

@@ -433,14 +433,8 @@ static bool batch_read(struct host_scan *hs, uint64_t lun, enum target_attr attr
 	return true;
 }
 
-/* The LUNs of one target attached now, sorted. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* The LUNs of one target attached now, sorted: sysfs_devices() lists
+ * them in order. */
 static int target_luns(struct host_scan *hs, const struct scsi_addr *t, struct target_obs *o)
 {
 	struct scsi_addr *addrs = NULL;
@@ -461,8 +455,6 @@ static int target_luns(struct host_scan *hs, const struct scsi_addr *t, struct t
 		if (addrs[i].channel == t->channel && addrs[i].id == t->id)
 			luns[count++] = addrs[i].lun;
 	free(addrs);
-	if (count > 1)
-		qsort(luns, count, sizeof(*luns), cmp_u64);
 	o->luns = luns;
 	o->nluns = count;
 	return 0;

@@ -4,6 +4,7 @@
  * objects, read strictly. No I/O.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scsi-addr.h"
@@ -55,6 +56,68 @@ int scsi_addr_cmp(const struct scsi_addr *a, const struct scsi_addr *b)
 		return a->id < b->id ? -1 : 1;
 	if (a->lun != b->lun)
 		return a->lun < b->lun ? -1 : 1;
+	return 0;
+}
+
+/* Byte @d of an address's sort key, least significant first: 0-7 the LUN,
+ * 8-11 the id, 12-15 the channel, 16-19 the host. */
+static unsigned int addr_byte(const struct scsi_addr *a, unsigned int d)
+{
+	if (d < 8)
+		return (unsigned int)(a->lun >> (8 * d)) & 0xff;
+	if (d < 12)
+		return (a->id >> (8 * (d - 8))) & 0xff;
+	if (d < 16)
+		return (a->channel >> (8 * (d - 12))) & 0xff;
+	return (a->host >> (8 * (d - 16))) & 0xff;
+}
+
+int scsi_addr_sort(struct scsi_addr *v, size_t n)
+{
+	struct scsi_addr *tmp, *src = v, *dst;
+	uint64_t lun_diff = 0;
+	unsigned int id_diff = 0, channel_diff = 0, host_diff = 0;
+	size_t at[256];
+
+	if (n < 2)
+		return 0;
+	/* The bytes in which some address differs from the first: a pass
+	 * by any other byte would leave the order as it is. */
+	for (size_t i = 1; i < n; i++) {
+		lun_diff |= v[i].lun ^ v[0].lun;
+		id_diff |= v[i].id ^ v[0].id;
+		channel_diff |= v[i].channel ^ v[0].channel;
+		host_diff |= v[i].host ^ v[0].host;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (unsigned int d = 0; d < 20; d++) {
+		struct scsi_addr diff = { host_diff, channel_diff, id_diff, lun_diff };
+		struct scsi_addr *swap;
+		size_t pos = 0;
+
+		if (!addr_byte(&diff, d))
+			continue;
+		memset(at, 0, sizeof(at));
+		for (size_t i = 0; i < n; i++)
+			at[addr_byte(&src[i], d)]++;
+		for (unsigned int b = 0; b < 256; b++) {
+			size_t c = at[b];
+
+			at[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[at[addr_byte(&src[i], d)]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
 	return 0;
 }
 

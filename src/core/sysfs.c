@@ -71,11 +71,6 @@ bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host)
 	return true;
 }
 
-static int cmp_addr(const void *a, const void *b)
-{
-	return scsi_addr_cmp(a, b);
-}
-
 struct addr_list {
 	struct scsi_addr *addrs;
 	size_t count, alloc;
@@ -222,8 +217,11 @@ int sysfs_devices(const struct sysfs_ctx *ctx, int host, struct scsi_addr **ret_
 		free(list.addrs);
 		return r;
 	}
-	if (list.count)
-		qsort(list.addrs, list.count, sizeof(*list.addrs), cmp_addr);
+	r = scsi_addr_sort(list.addrs, list.count);
+	if (r < 0) {
+		free(list.addrs);
+		return r;
+	}
 	*ret_addrs = list.addrs;
 	*ret_count = list.count;
 	return 0;

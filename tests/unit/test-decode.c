@@ -224,6 +224,96 @@ START_TEST(report_luns_duplicates)
 }
 END_TEST
 
+/* A list in ascending order is taken as it is; one that is not, past its
+ * first entries, is still checked for repeats. */
+START_TEST(report_luns_order)
+{
+	static const struct {
+		uint64_t listed[6];
+		size_t n;
+		uint64_t want[6];
+		size_t nwant;
+	} rows[] = {
+		{ { 0, 1, 2, 0x4003, 0x4004, 0x4005 }, 6, { 0, 1, 2, 0x4003, 0x4004, 0x4005 }, 6 },
+		{ { 0, 1, 2, 2 }, 4, { 0, 1, 2 }, 3 },
+		{ { 0, 1, 2, 1, 3 }, 5, { 0, 1, 2, 3 }, 4 },
+		{ { 5, 4, 3 }, 3, { 5, 4, 3 }, 3 },
+		{ { 7 }, 1, { 7 }, 1 },
+	};
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		uint8_t buf[8 + 8 * 6];
+		uint64_t *luns;
+		size_t n, needed, len;
+		bool complete;
+
+		len = put_lun_list(buf, rows[r].listed, rows[r].n, rows[r].n * 8);
+		ck_assert_int_eq(report_luns_decode(buf, len, &luns, &n, &needed, &complete), 0);
+		ck_assert_uint_eq(n, rows[r].nwant);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_uint_eq(luns[i], rows[r].want[i]);
+		free(luns);
+	}
+}
+END_TEST
+
+static int addr_qsort_cmp(const void *a, const void *b)
+{
+	return scsi_addr_cmp(a, b);
+}
+
+static const struct sort_row {
+	const char *what;
+	size_t n;
+	unsigned int hosts, channels, ids;
+	int luns; /* 0 dense, 1 flat space, 2 random 64-bit, 3 all one */
+} sort_rows[] = {
+	{ "empty", 0, 1, 1, 1, 0 },
+	{ "one", 1, 1, 1, 1, 0 },
+	{ "one target, dense", 2048, 1, 1, 1, 0 },
+	{ "one target, the flat space", 16384, 1, 1, 1, 1 },
+	{ "64 hosts", 4096, 64, 1, 1, 0 },
+	{ "hosts, channels, ids past a byte", 5000, 300, 3, 700, 2 },
+	{ "random LUNs", 3000, 1, 1, 1, 2 },
+	{ "every address the same", 100, 1, 1, 1, 3 },
+};
+
+/* scsi_addr_sort() against qsort() with scsi_addr_cmp(), on lists as sysfs
+ * gives them (one target's dense LUNs, the flat space, many hosts) and on
+ * random ones (xorshift64, fixed seeds). */
+START_TEST(scsi_addr_sort_rows)
+{
+	const struct sort_row *row = &sort_rows[_i];
+	const size_t r = (size_t)_i;
+	struct scsi_addr *v = calloc(row->n + 1, sizeof(*v));
+	struct scsi_addr *want = calloc(row->n + 1, sizeof(*want));
+	uint64_t x = 0x9e3779b97f4a7c15ULL + r;
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(want);
+	for (size_t i = 0; i < row->n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v[i].host = (unsigned int)(x % row->hosts);
+		v[i].channel = (unsigned int)(x / 7 % row->channels);
+		v[i].id = (unsigned int)(x / 13 % row->ids);
+		v[i].lun = row->luns == 2   ? x * 0x2545f4914f6cdd1dULL
+			   : row->luns == 3 ? 42
+			   : row->luns == 1 ? 0x4000 | (x % row->n)
+					    : x % row->n;
+	}
+	memcpy(want, v, row->n * sizeof(*v));
+	qsort(want, row->n, sizeof(*want), addr_qsort_cmp);
+	ck_assert_int_eq(scsi_addr_sort(v, row->n), 0);
+	for (size_t i = 0; i < row->n; i++)
+		ck_assert_msg(scsi_addr_cmp(&v[i], &want[i]) == 0, "%s: entry %zu differs",
+			      row->what, i);
+	free(v);
+	free(want);
+}
+END_TEST
+
 /* Which uevents ask for what: one row per event as udev delivers it. */
 START_TEST(event_classify)
 {
@@ -538,6 +628,8 @@ int main(void)
 	tcase_add_test(tc, lun_conversion);
 	tcase_add_test(tc, report_luns);
 	tcase_add_test(tc, report_luns_duplicates);
+	tcase_add_test(tc, report_luns_order);
+	tcase_add_loop_test(tc, scsi_addr_sort_rows, 0, sizeof(sort_rows) / sizeof(sort_rows[0]));
 	tcase_add_test(tc, sense);
 	tcase_add_test(tc, event_classify);
 	tcase_add_test(tc, scsi_names);
