@@ -61,10 +61,8 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* Two digits a byte by table: the scan names every designator of every
- * LUN it attaches, and a snprintf() per byte was a third of its own
- * instructions per LUN. */
-/* @prefix at the head of @dst (@size > the prefix): its length. */
+/* @prefix at the head of @dst, its length returned: the prefixes are short
+ * constants ("naa.", "vendor."), far below IDENTITY_TEXT_LEN. */
 static size_t put_prefix(char *dst, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -73,6 +71,9 @@ static size_t put_prefix(char *dst, const char *prefix)
 	return n;
 }
 
+/* Two digits a byte by table: the scan names every designator of every
+ * LUN it attaches, and a snprintf() per byte was a third of its own
+ * instructions per LUN. */
 static void hex(char *dst, size_t size, const char *prefix, const uint8_t *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -74,7 +74,7 @@ static unsigned int addr_byte(const struct scsi_addr *a, unsigned int d)
 
 int scsi_addr_sort(struct scsi_addr *v, size_t n)
 {
-	struct scsi_addr *tmp, *src = v, *dst;
+	struct scsi_addr *tmp, *src = v, *dst, diff;
 	uint64_t lun_diff = 0;
 	unsigned int id_diff = 0, channel_diff = 0, host_diff = 0;
 	size_t at[256];
@@ -89,12 +89,12 @@ int scsi_addr_sort(struct scsi_addr *v, size_t n)
 		channel_diff |= v[i].channel ^ v[0].channel;
 		host_diff |= v[i].host ^ v[0].host;
 	}
+	diff = (struct scsi_addr){ host_diff, channel_diff, id_diff, lun_diff };
 	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	dst = tmp;
 	for (unsigned int d = 0; d < 20; d++) {
-		struct scsi_addr diff = { host_diff, channel_diff, id_diff, lun_diff };
 		struct scsi_addr *swap;
 		size_t pos = 0;
 
