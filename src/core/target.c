@@ -1069,6 +1069,7 @@ static int watch_judge(struct target_machine *m)
 	struct ghost_evidence ev;
 	uint64_t lun = m->act.lun;
 	size_t n = w->all ? w->nseen : 2;
+	int r;
 
 	if (!w->has_ref) {
 		w->ref = *w->cur;
@@ -1095,6 +1096,7 @@ static int watch_judge(struct target_machine *m)
 		m->out.ghost_of = against_lun;
 		break;
 	}
+	r = remember(w, w->cur, lun);
 	/* The LUN just judged becomes the last one, without a copy. */
 	older = w->prev;
 	w->prev = w->cur;
@@ -1102,7 +1104,7 @@ static int watch_judge(struct target_machine *m)
 	w->prev_lun = lun;
 	w->has_prev = true;
 	w->prev_partial = m->watch_verdict == 1;
-	return remember(w, w->cur, lun);
+	return r;
 }
 
 /* Starts watching the LUN of the probe just done. */

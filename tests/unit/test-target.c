@@ -140,6 +140,8 @@ struct options {
  *	the negative errno
  * @deferred: releases left for the end of the host's scan
  * @ghosts: LUNs the report names as ghosts
+ * @unknown_identity: some LUN the watch compared could not be told apart
+ *	from another nor matched to it (the report's unknown_identity)
  * @wlun_impossible: the machine found the host refusing the well-known LUN
  * @handlers: what became of each LUN's device handler, "lun:step" (keep,
  *	attach, conflict, unknown; ":error" if the write failed), or NULL for
@@ -159,6 +161,7 @@ struct target_case {
 	int error;
 	size_t deferred;
 	size_t ghosts;
+	bool unknown_identity;
 	bool wlun_impossible;
 	const char *handlers;
 };
@@ -1782,6 +1785,8 @@ static void check_run(const struct target_case *c, bool read_ahead)
 	if (r.has_report) {
 		ck_assert_msg(r.rep.failed == c->failed, "%s: failed %d", c->what, r.rep.failed);
 		ck_assert_msg(r.rep.nghosts == c->ghosts, "%s: %zu ghosts", c->what, r.rep.nghosts);
+		ck_assert_msg(r.rep.unknown_identity == c->unknown_identity,
+			      "%s: unknown identity %d", c->what, r.rep.unknown_identity);
 	}
 	ck_assert_msg(!strcmp(r.handlers, c->handlers ? c->handlers : ""),
 		      "%s: handlers '%s', expected '%s'", c->what, r.handlers,
