@@ -99,6 +99,7 @@ void identity_set_inquiry(struct lun_identity *id, const uint8_t *buf, size_t le
  * @len: its length
  *
  * Return: 0, or -EINVAL if it is not a page 0x80 with a non-empty serial
+ * about a unit at the LUN (qualifier 0)
  * (@id is left as it was).
  */
 int identity_set_vpd80(struct lun_identity *id, const uint8_t *page, size_t len);
@@ -216,6 +217,35 @@ enum remap_verdict {
 };
 
 /**
+ * designator_well_formed() - whether a designator fits its own type
+ * @type: DESIGNATOR_*
+ * @p: its bytes (after the 4-byte descriptor header)
+ * @n: how many
+ *
+ * For the unique kinds (designator_unique()): an NAA designator is 8 or 16
+ * bytes, an EUI-64 8, 12 or 16, a UUID 18, a SCSI name string at least 4
+ * and not empty. One that does not fit names no unit: a device that answers
+ * with it has not been read. The other kinds always fit.
+ *
+ * Return: true if it fits.
+ */
+bool designator_well_formed(uint8_t type, const uint8_t *p, size_t n);
+
+/**
+ * identity_inquiry_readable() - whether a standard INQUIRY answer names a
+ *	unit at all
+ * @buf: the answer
+ * @len: its length
+ *
+ * Not when shorter than 36 bytes (vendor, model and revision are not all
+ * there), when its qualifier is not 0 or its type is 0x1f (no unit at the
+ * LUN), or when vendor or model are blank or NUL.
+ *
+ * Return: true if it can tell one unit from another.
+ */
+bool identity_inquiry_readable(const uint8_t *buf, size_t len);
+
+/**
  * remap_judge() - whether the unit behind an attached LUN changed
  * @was: its identity when it was attached (the kernel's copy: its inquiry,
  *	vpd_pg80 and vpd_pg83 attributes)
@@ -225,8 +255,11 @@ enum remap_verdict {
  *
  * The strongest evidence both sides have decides: the unique designators
  * of page 0x83 (NAA, EUI-64, UUID, SCSI name), then the page 0x80 serial,
- * then the INQUIRY vendor and model. A new revision (firmware) alone is
- * the same unit.
+ * then the INQUIRY vendor, model and type. A new revision (firmware)
+ * alone is the same unit. An answer that could not be read (an INQUIRY
+ * identity_inquiry_readable() refuses, a page 0x83 whose qualifier says no
+ * unit, designators that do not fit their type) is never REMAP_CHANGED:
+ * it is REMAP_UNKNOWN.
  *
  * Return: the verdict.
  */

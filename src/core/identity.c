@@ -34,7 +34,8 @@ int identity_set_vpd80(struct lun_identity *id, const uint8_t *page, size_t len)
 {
 	char serial[sizeof(id->serial)];
 
-	if (inquiry_unit_serial(page, len, serial, sizeof(serial)) < 0)
+	if (len < 4 || (page[0] >> 5) != 0 ||
+	    inquiry_unit_serial(page, len, serial, sizeof(serial)) < 0)
 		return -EINVAL;
 	memcpy(id->serial, serial, sizeof(serial));
 	id->has_serial = true;
@@ -124,11 +125,30 @@ static void designator_text(struct designator *d, uint8_t code_set, const uint8_
 	}
 }
 
+bool designator_well_formed(uint8_t type, const uint8_t *p, size_t n)
+{
+	switch (type) {
+	case DESIGNATOR_NAA:
+		return n == 8 || n == 16;
+	case DESIGNATOR_EUI64:
+		return n == 8 || n == 12 || n == 16;
+	case DESIGNATOR_UUID:
+		return n == 18;
+	case DESIGNATOR_NAME:
+		return n >= 4 && p[0] != '\0';
+	default:
+		/* Not unique, so never what tells units apart on its own. */
+		return true;
+	}
+}
+
 int identity_set_vpd83(struct lun_identity *id, const uint8_t *page, size_t len)
 {
 	size_t end, off = 4;
 
-	if (len < 4 || page[1] != 0x83)
+	/* A qualifier other than 0 says no unit answers at this LUN: the page
+	 * names nothing. */
+	if (len < 4 || page[1] != 0x83 || (page[0] >> 5) != 0)
 		return -EINVAL;
 	end = 4 + ((size_t)page[2] << 8 | page[3]);
 	if (end > len)
@@ -147,7 +167,10 @@ int identity_set_vpd83(struct lun_identity *id, const uint8_t *page, size_t len)
 		if (off + 4 + n > end)
 			break;
 		off += 4 + n;
-		if (assoc != 0)
+		/* Target port and target device designators are the same for
+		 * every LUN of a target; one that does not fit its own type
+		 * names nothing. */
+		if (assoc != 0 || !designator_well_formed(type, dp + 4, n))
 			continue;
 		key[0] = type;
 		key[1] = code_set;
@@ -403,6 +426,17 @@ static const struct designator *first_unique(const struct lun_identity *id,
 	return NULL;
 }
 
+bool identity_inquiry_readable(const uint8_t *buf, size_t len)
+{
+	struct inquiry inq;
+
+	if (len < INQUIRY_MIN_LEN || inquiry_decode(buf, len, &inq) < 0)
+		return false;
+	if (inq.pq != 0 || inq.pdt == 0x1f)
+		return false;
+	return inq.vendor[0] && inq.model[0];
+}
+
 enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_identity *now,
 			       char *what, size_t len)
 {
@@ -432,6 +466,15 @@ enum remap_verdict remap_judge(const struct lun_identity *was, const struct lun_
 		}
 		snprintf(what, len, "VPD 0x80 serial '%s' became '%s'", was->serial, now->serial);
 		return REMAP_CHANGED;
+	}
+	if (was->has_inquiry && now->has_inquiry &&
+	    (!identity_inquiry_readable(was->inquiry, was->inquiry_len) ||
+	     !identity_inquiry_readable(now->inquiry, now->inquiry_len))) {
+		snprintf(what, len,
+			 "INQUIRY of %zu byte(s) against %zu that names no unit (short, blank, or "
+			 "no unit at the LUN): could not be read",
+			 was->inquiry_len, now->inquiry_len);
+		return REMAP_UNKNOWN;
 	}
 	if (was->has_inquiry && now->has_inquiry &&
 	    inquiry_decode(was->inquiry, was->inquiry_len, &a) == 0 &&

@@ -144,8 +144,9 @@ def check_vpd80(path, data, problems):
     cut = len(data) < 4 or len(data) < 4 + (data[2] << 8 | data[3])
     if "error" in mine:
         # a page shorter than its own length: sg_vpd prints what is there,
-        # ours takes no serial that may be cut
-        if theirs and not cut and data[1] == 0x80:
+        # ours takes no serial that may be cut, nor one of a page whose
+        # qualifier says no unit is at the LUN
+        if theirs and not cut and data[1] == 0x80 and not data[0] >> 5:
             problems.append(f"{path}: VPD 0x80: ours refused it, sg_vpd read {theirs!r}")
         return
     if theirs is None:
@@ -173,10 +174,37 @@ def walk_ok(data):
     return off == end
 
 
+# The lengths a unique designator must have (identity.c's
+# designator_well_formed()): one that does not fit names no unit, so ours
+# leaves it out where sg_vpd prints it.
+UNIQUE_LENGTHS = {3: (8, 16), 2: (8, 12, 16), 0xa: (18,)}
+
+
+def ill_formed(data):
+    """Per type, the logical-unit designators ours leaves out."""
+    out = {}
+    end = min(len(data), 4 + (data[2] << 8 | data[3]))
+    off = 4
+    while off + 4 <= end:
+        n = data[off + 3]
+        if off + 4 + n > end:
+            break
+        t, assoc = data[off + 1] & 0x0f, (data[off + 1] >> 4) & 3
+        body = data[off + 4:off + 4 + n]
+        bad = (t in UNIQUE_LENGTHS and n not in UNIQUE_LENGTHS[t]) or \
+            (t == 8 and (n < 4 or body[0] == 0))
+        if assoc == 0 and bad:
+            out[t] = out.get(t, 0) + 1
+        off += 4 + n
+    return out
+
+
 def check_vpd83(path, data, problems):
     mine = ours("vpd83", path)
     if "error" in mine:
-        if len(data) >= 4 and data[1] == 0x83:
+        # a qualifier other than 0 says no unit is at the LUN: ours
+        # refuses the page on purpose
+        if len(data) >= 4 and data[1] == 0x83 and not data[0] >> 5:
             problems.append(f"{path}: VPD 0x83 refused by us")
         return
     if not walk_ok(data):
@@ -200,8 +228,12 @@ def check_vpd83(path, data, problems):
         counts[t] = counts.get(t, 0) + 1
         if t in (2, 3) and i + 1 < len(lines):
             v = re.match(r"\s+0x([0-9a-f]+)", lines[i + 1])
-            if v:
+            if v and len(v.group(1)) // 2 in UNIQUE_LENGTHS[3 if t == 3 else 2]:
                 naa.append(("eui." if t == 2 else "naa.") + v.group(1))
+    for t, n in ill_formed(data).items():
+        counts[t] = counts.get(t, 0) - n
+        if counts[t] <= 0:
+            del counts[t]
     got = {int(k.split(".")[1]): int(v[0]) for k, v in mine.items() if k.startswith("count.")}
     if got != counts:
         problems.append(f"{path}: VPD 0x83 LU designators by type: ours {got}, "

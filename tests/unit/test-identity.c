@@ -328,6 +328,30 @@ static const struct remap_case {
 	{ "NAA on one side only: the serial decides", "naa:1 ser:A", "ser:A", REMAP_SAME,
 	  "serial" },
 	{ "nothing on one side", "naa:1 ser:A inq:X/Y/1", "", REMAP_UNKNOWN, "no identity" },
+	/* What could not be read is never another unit (the second audit:
+	 * each of these deleted an unused LUN as remapped). */
+	{ "an INQUIRY of 5 bytes", "inq:X/Y/1", "short:5", REMAP_UNKNOWN, "could not be read" },
+	{ "an INQUIRY of 35 bytes", "inq:X/Y/1", "short:35", REMAP_UNKNOWN, "could not be read" },
+	{ "a blank vendor and model", "inq:X/Y/1", "blank", REMAP_UNKNOWN, "could not be read" },
+	{ "NUL vendor and model", "inq:X/Y/1", "nul", REMAP_UNKNOWN, "could not be read" },
+	{ "qualifier 1: no unit at the LUN now", "inq:X/Y/1", "pq:1", REMAP_UNKNOWN,
+	  "could not be read" },
+	{ "qualifier 3, type 0x1f", "inq:X/Y/1", "pq:3", REMAP_UNKNOWN, "could not be read" },
+	{ "type 0x1f alone", "inq:X/Y/1", "pdt:31", REMAP_UNKNOWN, "could not be read" },
+	{ "a short INQUIRY on the recorded side", "short:20", "inq:X/Z/1", REMAP_UNKNOWN,
+	  "could not be read" },
+	{ "an NAA of 0 bytes, the INQUIRY the same", "naa:1 inq:X/Y/1", "naa0 inq:X/Y/1",
+	  REMAP_UNKNOWN, "no serial or unique designator" },
+	{ "an NAA of 2 bytes, the INQUIRY the same", "naa:1 inq:X/Y/1", "naa2 inq:X/Y/1",
+	  REMAP_UNKNOWN, "no serial or unique designator" },
+	{ "page 0x83 says no unit here, the serial the same", "naa:1 ser:A", "naa-pq:1 ser:A",
+	  REMAP_SAME, "serial 'A' identical" },
+	{ "page 0x83 says no unit here, nothing else", "naa:1", "naa-pq:3", REMAP_UNKNOWN,
+	  "no identity" },
+	{ "page 0x80 says no unit here", "ser:A inq:X/Y/1", "ser-pq:1 inq:X/Y/1", REMAP_UNKNOWN,
+	  "no serial" },
+	{ "a target-port NAA that differs is not the unit's", "naa:1 inq:X/Y/1",
+	  "naa:1 port-naa:9 inq:X/Y/1", REMAP_SAME, "NAA designators identical" },
 };
 
 static void make_identity(const char *spec, struct lun_identity *id)
@@ -358,6 +382,43 @@ static void make_identity(const char *spec, struct lun_identity *id)
 			p[3] = (uint8_t)n;
 			memcpy(p + 4, w + 4, n);
 			ck_assert_int_eq(identity_set_vpd80(id, p, 4 + n), 0);
+		} else if (strcmp(w, "naa0") == 0 || strcmp(w, "naa2") == 0) {
+			size_t n = w[3] - '0';
+
+			p[3] = (uint8_t)(4 + n);
+			p[7] = (uint8_t)n;
+			ck_assert_int_eq(identity_set_vpd83(id, p, 8 + n), 0);
+		} else if (strncmp(w, "naa-pq:", 7) == 0) {
+			p[0] = (uint8_t)(atoi(w + 7) << 5);
+			ck_assert_int_eq(identity_set_vpd83(id, p, 16), -EINVAL);
+		} else if (strncmp(w, "port-naa:", 9) == 0) {
+			uint8_t two[28] = { 0x00, 0x83, 0x00, 0x18, 0x01, 0x03, 0x00, 0x08, 0x60,
+					    0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x01, 0x01, 0x13,
+					    0x00, 0x08, 0x60, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00 };
+
+			two[27] = (uint8_t)atoi(w + 9);
+			ck_assert_int_eq(identity_set_vpd83(id, two, sizeof(two)), 0);
+		} else if (strncmp(w, "ser-pq:", 7) == 0) {
+			p[0] = (uint8_t)(atoi(w + 7) << 5);
+			p[1] = 0x80;
+			p[3] = 1;
+			p[4] = 'A';
+			ck_assert_int_eq(identity_set_vpd80(id, p, 5), -EINVAL);
+		} else if (strncmp(w, "short:", 6) == 0) {
+			memset(inq + 8, ' ', 28);
+			memcpy(inq + 8, "X       Z", 9);
+			identity_set_inquiry(id, inq, (size_t)atoi(w + 6));
+		} else if (strcmp(w, "blank") == 0 || strcmp(w, "nul") == 0) {
+			memset(inq + 8, w[0] == 'b' ? ' ' : '\0', 24);
+			memcpy(inq + 32, "1   ", 4);
+			identity_set_inquiry(id, inq, sizeof(inq));
+		} else if (strncmp(w, "pq:", 3) == 0 || strncmp(w, "pdt:", 4) == 0) {
+			memset(inq + 8, ' ', 28);
+			memcpy(inq + 8, "X       Z", 9);
+			inq[0] = w[1] == 'q'
+					 ? (uint8_t)(atoi(w + 3) << 5 | (w[3] == '3' ? 0x1f : 0))
+					 : (uint8_t)atoi(w + 4);
+			identity_set_inquiry(id, inq, sizeof(inq));
 		} else if (sscanf(w, "inq:%15[^/]/%23[^/]/%7s", v, m, r) == 3) {
 			memset(inq + 8, ' ', 28);
 			memcpy(inq + 8, v, strlen(v));
