@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inuse.h"
@@ -326,18 +327,38 @@ int map_in_use(const struct sysfs_ctx *sys, const char *map_dev, char *why, size
 	return r;
 }
 
-/* Runs a tool with its output in @why, bounded: 0 when it exits 0, -EIO
- * when it fails, -ETIMEDOUT (killed), -ENOENT (not installed). */
+/* Appends what the tool wrote to @why, newlines as blanks. */
+static void keep_output(int fd, char *why, size_t len, size_t *used)
+{
+	char buf[256];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n && *used + 1 < len; i++)
+			why[(*used)++] = buf[i] == '\n' ? ' ' : buf[i];
+	if (len)
+		why[*used] = '\0';
+}
+
+/*
+ * Runs a tool with its output in @why, bounded on its exit, not on its
+ * output: a tool may close its output and go on (multipathd), or leave a
+ * child that holds the pipe after it exited. The tool runs in a process
+ * group of its own, which is killed whole at the bound.
+ * Return: 0 when it exits 0, -EIO when it fails, -ETIMEDOUT (killed),
+ * -ENOENT (not installed).
+ */
 static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_t len)
 {
 	uint64_t end = scan_now_ms() + (uint64_t)timeout_s * 1000;
 	size_t used = 0;
-	int fds[2], status, r = 0;
+	int fds[2], status = 0, r = 0;
+	bool open_pipe = true;
 	pid_t pid;
 
 	if (len)
 		why[0] = '\0';
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
@@ -349,38 +370,46 @@ static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		setpgid(0, 0);
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
+		fcntl(1, F_SETFL, 0);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	close(fds[1]);
 	for (;;) {
 		struct pollfd p = { .fd = fds[0], .events = POLLIN };
 		uint64_t now = scan_now_ms();
-		char buf[256];
-		ssize_t n;
+		pid_t w = waitpid(pid, &status, WNOHANG);
 
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
 		if (now >= end) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			r = -ETIMEDOUT;
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
 			break;
 		}
-		if (poll(&p, 1, (int)(end - now)) <= 0)
+		/* The exit is looked at every 20 ms at least: the pipe says
+		 * nothing of it once closed. */
+		if (!open_pipe || poll(&p, 1, end - now < 20 ? (int)(end - now) : 20) <= 0) {
+			if (!open_pipe)
+				nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
 			continue;
-		n = read(fds[0], buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (ssize_t i = 0; i < n && used + 1 < len; i++)
-			why[used++] = buf[i] == '\n' ? ' ' : buf[i];
-		if (len)
-			why[used] = '\0';
+		}
+		if (p.revents & POLLIN)
+			keep_output(fds[0], why, len, &used);
+		else if (p.revents & (POLLHUP | POLLERR))
+			open_pipe = false;
 	}
+	keep_output(fds[0], why, len, &used);
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	if (r < 0)
 		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)

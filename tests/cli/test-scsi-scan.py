@@ -1863,6 +1863,36 @@ class Volumes(ScanTest):
             self.assertEqual(f.read(), "-f mpatha\n")
         self.assertEqual(t.devices(), [])
 
+    def test_detach_bounds_the_tool_on_its_exit(self):
+        """A multipath that exits 0 but leaves a child holding its output
+        (the second audit: reported timed out after a good flush, 30 s
+        later): the flush is done when the tool exits."""
+        t = self.two_paths()
+        t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        bindir = os.path.join(t.root, "bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "multipath"), "w") as f:
+            f.write(f"#!/bin/sh\nrm -rf {t.root}/sys/class/block/dm-3 "
+                    f"{t.root}/sys/bus/scsi/devices/*/block/*/holders/dm-3\n"
+                    "sleep 60 &\necho flushed\nexit 0\n")
+        os.chmod(os.path.join(bindir, "multipath"), 0o755)
+        t.attrs("sys/class/block/dm-3", dev="253:3", size="2048")
+        t.attrs("sys/class/block/dm-3/dm", uuid="mpath-3600140500000002", name="mpatha")
+        for hctl in ("0:0:0:2", "1:0:0:2"):
+            blk = os.listdir(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block"))[0]
+            os.makedirs(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block/{blk}/"
+                                     "holders/dm-3"))
+        old = os.environ["PATH"]
+        os.environ["PATH"] = bindir + ":" + old
+        start = time.monotonic()
+        try:
+            r = t.json("detach", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+        finally:
+            os.environ["PATH"] = old
+        self.assertLess(time.monotonic() - start, 20)
+        self.assertIn(("flush map", "done"), [(s["step"], s["result"]) for s in r["steps"]])
+        self.assertEqual(t.devices(), [])
+
     def test_fc_and_sas_addresses_on_several_hosts(self):
         wwpn = "0x50060e8010000001"
         t = self.tree("host 0 transport fc max_lun 65536\nhost 1 transport fc max_lun 65536\n"
