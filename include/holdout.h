@@ -11,12 +11,53 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "quirks.h"
 #include "sysfs.h"
 #include "volume.h"
 
 #define HOLDOUT_DIR "/run/scsi-scan/holdout"
+
+/**
+ * holdout_names_host() - whether a hold-out names its target's host
+ * @e: the hold-out's lunmask entry
+ *
+ * By the target's transport name (iSCSI name, FC port, SAS address) or the
+ * host's place in the device tree (host_path). One keyed by driver,
+ * channel and id alone (written for a host without either) may name the
+ * same numbers on another HBA of the driver: it keeps them out of a scan,
+ * but is no reason to delete or retire anything (the removal rule's
+ * HOLDOUT_OTHER_HOST).
+ *
+ * Return: true if it does.
+ */
+bool holdout_names_host(const struct lunmask_entry *e);
+
+/**
+ * holdout_retired() - whether a hold-out is done with: its target's whole
+ *	LUN list no longer names its LUN
+ * @e: the hold-out's lunmask entry (one excluded LUN)
+ * @reported: the target's REPORT LUNS list
+ * @n: its length
+ * @complete: the list was read whole
+ *
+ * The array took the volume away, and a volume mapped at that number
+ * later is another one. A list cut short, or a hold-out that does not name
+ * its host (holdout_names_host()), retires nothing.
+ *
+ * Return: true if so.
+ */
+bool holdout_retired(const struct lunmask_entry *e, const uint64_t *reported, size_t n,
+		     bool complete);
+
+/**
+ * holdout_unlink() - take away a hold-out file found by its entry
+ * @e: the entry (its file is under HOLDOUT_DIR)
+ *
+ * Return: 0 or a negative errno.
+ */
+int holdout_unlink(const struct lunmask_entry *e);
 
 /**
  * holdout_load() - the hold-outs as a database of lunmask entries

@@ -45,6 +45,8 @@ struct lun_range {
  * @driver: the host's driver (scsi_host proc_name), or NULL for any
  * @host_port_name: the host's own FC port (fc_host port_name), normalized
  *	(lower case hex, no "0x", no ':'), or NULL
+ * @host_path: the host's place in the device tree (sysfs_host_path()), or
+ *	NULL
  * @port_name: the FC remote port's WWPN (fc_remote_ports port_name),
  *	normalized, or NULL
  * @sas_address: the SAS end device's address, normalized, or NULL
@@ -67,6 +69,7 @@ struct lunmask_entry {
 	char *reason;
 	char *driver;
 	char *host_port_name;
+	char *host_path;
 	char *port_name;
 	char *sas_address;
 	char *iscsi_target;
@@ -88,6 +91,7 @@ struct lunmask_entry {
  * @host: the host number (for messages only)
  * @driver: the host's proc_name
  * @host_port_name: the host's fc_host port_name, as sysfs gives it
+ * @host_path: the host's place in the device tree (sysfs_host_path())
  * @channel: the channel
  * @id: the target id
  * @hctl_unknown: @channel and @id are not known (a query by address only):
@@ -103,6 +107,7 @@ struct lunmask_target {
 	unsigned int host;
 	const char *driver;
 	const char *host_port_name;
+	const char *host_path;
 	unsigned int channel;
 	unsigned int id;
 	bool hctl_unknown;
@@ -212,6 +217,18 @@ int lunmask_select(const struct lunmask_entry *entries, size_t count,
  * @set: the set; left empty
  */
 void lunmask_set_clear(struct lunmask_set *set);
+
+/**
+ * lunmask_quote() - a string as a double-quoted libconfuse value
+ * @s: the string
+ * @buf: set to it quoted: '"', '\\' and '$' escaped with '\\' (libconfuse
+ *	would put an environment variable in place of "${NAME}"), control
+ *	characters and bytes past ASCII as "\\xHH"; it parses back to @s
+ * @len: size of @buf
+ *
+ * Return: 0, or -ENOSPC.
+ */
+int lunmask_quote(const char *s, char *buf, size_t len);
 
 /**
  * lunmask_decide() - whether a LUN may be attached

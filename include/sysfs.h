@@ -34,6 +34,23 @@ int sysfs_hosts(const struct sysfs_ctx *ctx, unsigned int **ret_hosts, size_t *r
 bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host);
 
 /**
+ * sysfs_host_path() - a host's place in the device tree, which its number
+ *	is not: the path of its device under /sys/devices without the final
+ *	"hostN" ("pci0000:00/0000:00:04.0/virtio1")
+ * @ctx: the context
+ * @host: the host number
+ * @buf: set to the path
+ * @len: size of @buf
+ *
+ * Host numbers are given out again when a host goes (a module reloaded, a
+ * hot-unplug), so a record that outlives a host names it by this path.
+ *
+ * Return: 0, -ENOENT (no device link: a captured tree), -ENAMETOOLONG, or
+ * a negative errno.
+ */
+int sysfs_host_path(const struct sysfs_ctx *ctx, unsigned int host, char *buf, size_t len);
+
+/**
  * sysfs_devices() - the attached SCSI devices of a host
  * @ctx: the context
  * @host: the host, or SCAN_WILDCARD for every host

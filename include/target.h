@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "quirks.h"
 #include "reach.h"
+#include "removal.h"
 #include "report.h"
 
 /**
@@ -234,6 +235,7 @@ enum release_kind {
  */
 struct release {
 	enum release_kind kind;
+	struct removal_evidence ev;
 	uint64_t lun;
 	enum scan_code code;
 	bool dry_run;
@@ -262,14 +264,16 @@ struct release_line {
  * release_init() - start taking a LUN away
  * @r: the release
  * @kind: why
+ * @ev: the evidence for it (its holders are found by release_step()); the
+ *	removal rule, may_remove(), decides
  * @lun: the LUN
  * @code: the code of its line
  * @reason: the reason of its line, and what its other lines say
  * @dry_run: write nothing
  * @force: delete it even when in use
  */
-void release_init(struct release *r, enum release_kind kind, uint64_t lun, enum scan_code code,
-		  const char *reason, bool dry_run, bool force);
+void release_init(struct release *r, enum release_kind kind, const struct removal_evidence *ev,
+		  uint64_t lun, enum scan_code code, const char *reason, bool dry_run, bool force);
 
 /**
  * release_step() - the next step of a release
@@ -278,9 +282,10 @@ void release_init(struct release *r, enum release_kind kind, uint64_t lun, enum 
  * @next: TARGET_IN_USE, TARGET_DELETE, or TARGET_DONE
  * @line: with TARGET_DONE, the report line
  *
- * Every release checks the LUN is not in use (an error while checking
- * counts as in use; --force skips the check), then, unless in a dry run,
- * deletes it.
+ * Every release asks may_remove(): evidence that is not a reason keeps the
+ * LUN (its line says so); otherwise the LUN is checked not in use (an
+ * error while checking counts as in use; --force skips the check), then,
+ * unless in a dry run, deleted.
  */
 void release_step(struct release *r, const struct target_obs *last, struct target_action *next,
 		  struct release_line *line);

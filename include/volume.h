@@ -143,8 +143,9 @@ void volume_address_text(const struct volume_address *a, char *buf, size_t len);
  * struct holdout_key - what a hold-out keeps out: one LUN of one target,
  *	named as stably as its host's transport allows
  * @transport: DISCOVER_ISCSI, DISCOVER_FC or DISCOVER_SAS: @target (and
- *	@tpgt) name it; DISCOVER_PROBE: @driver, @channel and @id do (host
- *	numbers change between boots, a driver's targets do not)
+ *	@tpgt) name it; DISCOVER_PROBE: @host_path (else @driver), @channel
+ *	and @id do (host numbers are given out again, a host's place in the
+ *	device tree is not)
  * @target: the iSCSI name, or the WWPN or SAS address, normalized
  * @tpgt: the iSCSI portal group, or -1 for any
  * @driver: the host's driver (scsi_host proc_name)
@@ -153,6 +154,9 @@ void volume_address_text(const struct volume_address *a, char *buf, size_t len);
  * @lun: the LUN
  * @wwid: the volume's wwid when it was held out, or empty: a release by
  *	wwid finds the hold-out by it once no path is attached
+ * @host_path: the host's place in the device tree (sysfs_host_path()), or
+ *	empty when it has none: the hold-out then names every host of
+ *	@driver, and no scan deletes a LUN on its word alone
  */
 struct holdout_key {
 	enum discover_transport transport;
@@ -163,6 +167,7 @@ struct holdout_key {
 	unsigned int id;
 	uint64_t lun;
 	char wwid[SCSI_WWID_MAX + 1];
+	char host_path[256];
 };
 
 /**
@@ -170,7 +175,8 @@ struct holdout_key {
  *	/run/scsi-scan/holdout
  * @k: the key
  * @buf: output: "iscsi-IQN[,TPGT]-lun-N.conf", "fc-WWPN-lun-N.conf",
- *	"sas-ADDR-lun-N.conf" or "driver-NAME-C-T-lun-N.conf"
+ *	"sas-ADDR-lun-N.conf", "host-PATH-C-T-lun-N.conf" (the host path's '/'
+ *	as '!') or "driver-NAME-C-T-lun-N.conf"
  * @len: size of @buf
  *
  * Return: 0, or -EINVAL (a name that cannot be a file name: a driver with
@@ -181,9 +187,12 @@ int holdout_file_name(const struct holdout_key *k, char *buf, size_t len);
 /**
  * holdout_text() - a hold-out as a lunmask entry (scsi-lunmask(5))
  * @k: the key
- * @reason: why, for people (its '"' and '\' are dropped)
+ * @reason: why, for people
  * @buf: output
  * @len: size of @buf
+ *
+ * Every string is quoted for libconfuse (lunmask_quote()): the text parses
+ * back to the key.
  *
  * Return: 0, or -ENOSPC.
  */

@@ -15,6 +15,28 @@
 
 #include "holdout.h"
 
+bool holdout_names_host(const struct lunmask_entry *e)
+{
+	return e->iscsi_target || e->port_name || e->sas_address || e->host_path;
+}
+
+bool holdout_retired(const struct lunmask_entry *e, const uint64_t *reported, size_t n,
+		     bool complete)
+{
+	if (!complete || !holdout_names_host(e) || e->nexclude != 1 ||
+	    e->exclude[0].first != e->exclude[0].last)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (reported[k] == e->exclude[0].first)
+			return false;
+	return true;
+}
+
+int holdout_unlink(const struct lunmask_entry *e)
+{
+	return unlink(e->file) < 0 ? -errno : 0;
+}
+
 /* Whether HOLDOUT_DIR has a hold-out file; no directory is none. */
 static int files_in(const struct sysfs_ctx *sys, bool *any)
 {

@@ -97,6 +97,7 @@ bool lunmask_entry_applies(const struct lunmask_entry *e, const struct lunmask_t
 {
 	if (!text_matches(e->driver, t->driver, false) ||
 	    !address_matches(e->host_port_name, t->host_port_name) ||
+	    !text_matches(e->host_path, t->host_path, false) ||
 	    !address_matches(e->port_name, t->port_name) ||
 	    !address_matches(e->sas_address, t->sas_address) ||
 	    !text_matches(e->iscsi_target, t->iscsi_target, true))
@@ -292,6 +293,7 @@ void lunmask_entry_free(struct lunmask_entry *e)
 	free(e->reason);
 	free(e->driver);
 	free(e->host_port_name);
+	free(e->host_path);
 	free(e->port_name);
 	free(e->sas_address);
 	free(e->iscsi_target);
@@ -472,6 +474,54 @@ static int append(char **text, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
+int lunmask_quote(const char *s, char *buf, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t used = 0;
+
+	if (len < 3)
+		return -ENOSPC;
+	buf[used++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[4];
+		size_t n = 0;
+
+		/* libconfuse takes \" \\ \$ and \xHH in a double-quoted string,
+		 * and puts the environment's value in place of ${NAME}; a quirk
+		 * file must be UTF-8, so every byte past ASCII is written as
+		 * \xHH, and the text is ASCII whatever the string. */
+		if (c == '"' || c == '\\' || c == '$') {
+			esc[n++] = '\\';
+			esc[n++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			esc[n++] = '\\';
+			esc[n++] = 'x';
+			esc[n++] = digits[c >> 4];
+			esc[n++] = digits[c & 0xf];
+		} else {
+			esc[n++] = (char)c;
+		}
+		if (used + n + 2 > len)
+			return -ENOSPC;
+		memcpy(buf + used, esc, n);
+		used += n;
+	}
+	buf[used++] = '"';
+	buf[used] = '\0';
+	return 0;
+}
+
+/* "\tKEY = VALUE\n" with VALUE quoted for libconfuse. */
+static int append_str(char **text, size_t *len, const char *key, const char *value)
+{
+	char q[2 * ISCSI_NAME_MAX + 16];
+
+	if (lunmask_quote(value, q, sizeof(q)) < 0)
+		return -ENOSPC;
+	return append(text, len, "\t%s = %s\n", key, q);
+}
+
 static int spec_config(const struct lunmask_spec *sp, const char *title, unsigned int index,
 		       char **text, size_t *len)
 {
@@ -479,14 +529,13 @@ static int spec_config(const struct lunmask_spec *sp, const char *title, unsigne
 
 	r = append(text, len, "lunmask \"%s %u\" {\n", title, index);
 	if (r == 0 && strcmp(sp->transport, "fc") == 0)
-		r = append(text, len, "\tport_name = \"%s\"\n", sp->address);
+		r = append_str(text, len, "port_name", sp->address);
 	else if (r == 0 && strcmp(sp->transport, "sas") == 0)
-		r = append(text, len, "\tsas_address = \"%s\"\n", sp->address);
+		r = append_str(text, len, "sas_address", sp->address);
 	else if (r == 0 && strcmp(sp->transport, "iscsi") == 0)
-		r = append(text, len, "\tiscsi_target = \"%s\"\n", sp->address);
-	else if (r == 0)
-		r = append(text, len, "\tdriver = \"%s\"\n\tchannel = %ld\n\tid = %ld\n",
-			   sp->address, sp->channel, sp->id);
+		r = append_str(text, len, "iscsi_target", sp->address);
+	else if (r == 0 && (r = append_str(text, len, "driver", sp->address)) == 0)
+		r = append(text, len, "\tchannel = %ld\n\tid = %ld\n", sp->channel, sp->id);
 	for (size_t i = 0; i < sp->nluns && r == 0; i++) {
 		const struct lun_range *lr = &sp->luns[i];
 

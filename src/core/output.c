@@ -1068,6 +1068,8 @@ void output_lunmask_match(const struct lunmask_entry *e, char *buf, size_t len)
 		ADD("driver %s", e->driver);
 	if (e->host_port_name)
 		ADD("%shost_port_name %s", used ? ", " : "", e->host_port_name);
+	if (e->host_path)
+		ADD("%shost_path %s", used ? ", " : "", e->host_path);
 	if (e->port_name)
 		ADD("%sport_name %s", used ? ", " : "", e->port_name);
 	if (e->sas_address)
@@ -1112,6 +1114,7 @@ json_object *output_lunmask_json(const struct lunmask_entry *e)
 	STR("title", e->title);
 	STR("driver", e->driver);
 	STR("host_port_name", e->host_port_name);
+	STR("host_path", e->host_path);
 	STR("port_name", e->port_name);
 	STR("sas_address", e->sas_address);
 	STR("iscsi_target", e->iscsi_target);

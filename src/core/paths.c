@@ -110,6 +110,8 @@ static void key_of(const struct sysfs_ctx *sys, const struct volume_host *hosts,
 	if (sysfs_read(sys, k->driver, sizeof(k->driver), "/sys/class/scsi_host/host%u/proc_name",
 		       a->host) < 0)
 		k->driver[0] = '\0';
+	if (sysfs_host_path(sys, a->host, k->host_path, sizeof(k->host_path)) < 0)
+		k->host_path[0] = '\0';
 }
 
 static int resolve_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,

@@ -26,7 +26,7 @@
 #include "quirks-internal.h"
 
 #define IMAGE_MAGIC "SCSIQIMG"
-#define IMAGE_VERSION 3
+#define IMAGE_VERSION 4
 #define NO_STRING 0xffffffffu
 /* An image this large is not ours. */
 #define IMAGE_MAX (64u << 20)
@@ -154,6 +154,7 @@ int quirk_db_image(const struct quirk_db *db, const char *root, uint8_t **ret, s
 		put_str(&o, m->reason);
 		put_str(&o, m->driver);
 		put_str(&o, m->host_port_name);
+		put_str(&o, m->host_path);
 		put_str(&o, m->port_name);
 		put_str(&o, m->sas_address);
 		put_str(&o, m->iscsi_target);
@@ -381,6 +382,7 @@ int quirk_db_image_decode(const uint8_t *buf, size_t len, const char *const *dir
 		m->reason = get_str(&in);
 		m->driver = get_str(&in);
 		m->host_port_name = get_str(&in);
+		m->host_path = get_str(&in);
 		m->port_name = get_str(&in);
 		m->sas_address = get_str(&in);
 		m->iscsi_target = get_str(&in);

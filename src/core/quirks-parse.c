@@ -29,6 +29,7 @@ enum key {
 	KEY_REASON,
 	KEY_DRIVER,
 	KEY_HOST_PORT_NAME,
+	KEY_HOST_PATH,
 	KEY_PORT_NAME,
 	KEY_SAS_ADDRESS,
 	KEY_ISCSI_TARGET,
@@ -57,6 +58,7 @@ static const char *const key_names[KEY_COUNT] = {
 	[KEY_REASON] = "reason",
 	[KEY_DRIVER] = "driver",
 	[KEY_HOST_PORT_NAME] = "host_port_name",
+	[KEY_HOST_PATH] = "host_path",
 	[KEY_PORT_NAME] = "port_name",
 	[KEY_SAS_ADDRESS] = "sas_address",
 	[KEY_ISCSI_TARGET] = "iscsi_target",
@@ -900,6 +902,8 @@ static int section_to_mask(cfg_t *sec, const struct section_pos *pos, struct par
 		r = dup_address(sec, "host_port_name", KLINE(KEY_HOST_PORT_NAME), ctx,
 				&e->host_port_name, errors);
 	if (r == 0)
+		r = dup_opt(sec, "host_path", &e->host_path);
+	if (r == 0)
 		r = dup_address(sec, "port_name", KLINE(KEY_PORT_NAME), ctx, &e->port_name, errors);
 	if (r == 0)
 		r = dup_address(sec, "sas_address", KLINE(KEY_SAS_ADDRESS), ctx, &e->sas_address,
@@ -971,7 +975,7 @@ static int section_to_mask(cfg_t *sec, const struct section_pos *pos, struct par
 				      "from the attached LUN 0, so it cannot keep LUN 0 out",
 				      e->title);
 	}
-	if ((e->channel >= 0 || e->id >= 0) && !e->driver && !e->host_port_name)
+	if ((e->channel >= 0 || e->id >= 0) && !e->driver && !e->host_port_name && !e->host_path)
 		return quirk_diag_add(ctx->diags, QUIRK_WARNING, ctx->name, line,
 				      "lunmask '%s' gives a channel or id but no driver or "
 				      "host_port_name: it applies to that target of every host",
@@ -1262,6 +1266,7 @@ int quirk_parse_buffer(const char *name, const char *buf, size_t len, struct qui
 	cfg_opt_t lunmask_opts[] = {
 		CFG_STR("driver", NULL, CFGF_NODEFAULT),
 		CFG_STR("host_port_name", NULL, CFGF_NODEFAULT),
+		CFG_STR("host_path", NULL, CFGF_NODEFAULT),
 		CFG_STR("port_name", NULL, CFGF_NODEFAULT),
 		CFG_STR("sas_address", NULL, CFGF_NODEFAULT),
 		CFG_STR("iscsi_target", NULL, CFGF_NODEFAULT),

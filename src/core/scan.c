@@ -56,6 +56,7 @@ struct host_scan {
 	uint64_t max_luns;
 	char driver[64];
 	char host_port_name[32];
+	char host_path[PATH_MAX];
 	const struct discover_target *listed;
 	size_t nlisted;
 	const struct scsi_addr *before;
@@ -745,6 +746,7 @@ static ssize_t addresses(const struct host_scan *hs, unsigned int c, unsigned in
 		.host = hs->host,
 		.driver = hs->driver[0] ? hs->driver : NULL,
 		.host_port_name = hs->host_port_name[0] ? hs->host_port_name : NULL,
+		.host_path = hs->host_path[0] ? hs->host_path : NULL,
 		.channel = c,
 		.id = id,
 		.iscsi_tpgt = -1,
@@ -945,6 +947,8 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
  * kernel a switch of the host's tag set. */
 static void finish_releases(struct host_scan *hs)
 {
+	static const struct removal_evidence ours = { .cause = REMOVAL_OURS };
+
 	for (size_t i = 0; i < hs->npending; i++) {
 		struct target_report *t = &hs->rep->targets[hs->pending[i].target];
 		struct lun_report *l = &t->luns[hs->pending[i].line];
@@ -953,7 +957,9 @@ static void finish_releases(struct host_scan *hs)
 		struct target_action a;
 		struct target_obs o;
 
-		release_init(&rel, RELEASE_DEFERRED, l->lun, l->code, l->reason, false,
+		/* This scan attached them: ghosts past the first, an
+		 * investigation's LUNs. */
+		release_init(&rel, RELEASE_DEFERRED, &ours, l->lun, l->code, l->reason, false,
 			     hs->ctx->opt.force);
 		release_step(&rel, NULL, &a, &rl);
 		while (a.kind != TARGET_DONE) {
@@ -1016,14 +1022,10 @@ static void holdouts_unlisted(const struct host_scan *hs, const struct target_re
 	held = quirk_db_lunmasks(hs->holdouts, &nheld);
 	for (size_t i = 0; i < t->mask.count; i++) {
 		const struct lunmask_entry *e = t->mask.items[i];
-		bool listed = false;
 
-		if (e < held || e >= held + nheld || e->nexclude != 1 ||
-		    e->exclude[0].first != e->exclude[0].last)
-			continue;
-		for (size_t k = 0; k < t->nreported && !listed; k++)
-			listed = t->reported[k] == e->exclude[0].first;
-		if (listed || unlink(e->file) < 0)
+		if (e < held || e >= held + nheld ||
+		    !holdout_retired(e, t->reported, t->nreported, t->report_complete) ||
+		    holdout_unlink(e) < 0)
 			continue;
 		slog(hs->ctx, LOG_NOTICE,
 		     "%u:%u:%u: LUN %" PRIu64 " is no longer listed: its hold-out %s is taken away",
@@ -1064,6 +1066,8 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 	if (sysfs_read(ctx->sys, hs.host_port_name, sizeof(hs.host_port_name),
 		       "/sys/class/fc_host/host%u/port_name", host) < 0)
 		hs.host_port_name[0] = '\0';
+	if (sysfs_host_path(ctx->sys, host, hs.host_path, sizeof(hs.host_path)) < 0)
+		hs.host_path[0] = '\0';
 	r = holdout_load(ctx->sys, &rep->holdouts);
 	if (r < 0)
 		goto out;

@@ -71,6 +71,42 @@ bool sysfs_host_exists(const struct sysfs_ctx *ctx, unsigned int host)
 	return true;
 }
 
+int sysfs_host_path(const struct sysfs_ctx *ctx, unsigned int host, char *buf, size_t len)
+{
+	char link[PATH_MAX], top[PATH_MAX], *real;
+	size_t n;
+	int r = 0;
+
+	if (sysfs_path(ctx, link, sizeof(link), "/sys/class/scsi_host/host%u/device", host) < 0 ||
+	    sysfs_path(ctx, top, sizeof(top), "/sys/devices/") < 0)
+		return -ENAMETOOLONG;
+	real = realpath(link, NULL);
+	if (!real)
+		return -errno;
+	n = strlen(top);
+	/* realpath() drops the slash: "/sys/devices/" is its "/sys/devices". */
+	if (strncmp(real, top, n) != 0) {
+		r = -ENOENT;
+		goto out;
+	}
+	{
+		char *end = strrchr(real + n, '/');
+		char tail[32];
+
+		snprintf(tail, sizeof(tail), "host%u", host);
+		if (!end || strcmp(end + 1, tail) != 0) {
+			r = -ENOENT;
+			goto out;
+		}
+		*end = '\0';
+	}
+	if ((size_t)snprintf(buf, len, "%s", real + n) >= len)
+		r = -ENAMETOOLONG;
+out:
+	free(real);
+	return r;
+}
+
 struct addr_list {
 	struct scsi_addr *addrs;
 	size_t count, alloc;

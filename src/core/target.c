@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "blist.h"
+#include "holdout.h"
 #include "luns.h"
 #include "target.h"
 
@@ -128,11 +129,13 @@ enum release_state {
 	RS_END,
 };
 
-void release_init(struct release *r, enum release_kind kind, uint64_t lun, enum scan_code code,
-		  const char *reason, bool dry_run, bool force)
+void release_init(struct release *r, enum release_kind kind, const struct removal_evidence *ev,
+		  uint64_t lun, enum scan_code code, const char *reason, bool dry_run, bool force)
 {
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
+	r->ev = *ev;
+	r->ev.holders = HOLDERS_NOT_CHECKED;
 	r->lun = lun;
 	r->code = code;
 	r->dry_run = dry_run;
@@ -164,16 +167,33 @@ static void rel_act(struct target_action *a, enum target_act kind, uint64_t lun)
 	a->lun = lun;
 }
 
+/* The rule's verdict on @r now; a dry run of our own LUN asks nothing:
+ * nothing was attached. */
+static enum removal_verdict release_verdict(const struct release *r)
+{
+	struct removal_request rq = { .asked = true, .force = r->force, .dry_run = r->dry_run };
+
+	return may_remove(&r->ev, &rq);
+}
+
 void release_step(struct release *r, const struct target_obs *last, struct target_action *next,
 		  struct release_line *line)
 {
+	enum removal_verdict v;
+
 	memset(line, 0, sizeof(*line));
 	switch (r->state) {
 	case RS_BEGIN:
 		/* Not a LUN this scan attached in a dry run: nothing is. */
 		if (r->kind == RELEASE_OURS && r->dry_run)
 			break;
-		if (!r->force) {
+		v = release_verdict(r);
+		if (v == REMOVAL_KEEP_UNTRUSTED || v == REMOVAL_KEEP_NOT_ASKED) {
+			rel_line(line, LUN_PRESENT, r->code, "%s, but %s: kept", r->reason,
+				 removal_untrusted_why(&r->ev));
+			break;
+		}
+		if (v == REMOVAL_ASK_HOLDERS) {
 			r->state = RS_IN_USE;
 			rel_act(next, TARGET_IN_USE, r->lun);
 			return;
@@ -181,7 +201,10 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
 		goto check_done;
 	case RS_IN_USE:
 		/* An error while checking is taken as in use. */
-		if (last->result != 0) {
+		r->ev.holders = last->result == 0  ? HOLDERS_NONE
+				: last->result > 0 ? HOLDERS_IN_USE
+						   : HOLDERS_UNKNOWN;
+		if (release_verdict(r) == REMOVAL_KEEP_IN_USE) {
 			const char *held = last->why ? last->why : "in use";
 
 			if (r->kind == RELEASE_DEFERRED)
@@ -195,7 +218,7 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
 			break;
 		}
 	check_done:
-		if (r->dry_run) {
+		if (release_verdict(r) == REMOVAL_WOULD_DELETE) {
 			if (r->kind == RELEASE_REFUSED)
 				rel_line(line, LUN_WOULD_REMOVE, r->code, "%s", r->reason);
 			break;
@@ -349,18 +372,58 @@ static void finish(struct target_machine *m, enum target_end_kind end, int error
 	m->done.error = error;
 }
 
-/* Starts a release; when it is done, the machine goes on at @then. */
-static void release(struct target_machine *m, enum release_kind kind, uint64_t lun,
-		    enum scan_code code, const char *reason, int then)
+/* Starts a release on the evidence @ev; when it is done, the machine goes
+ * on at @then. */
+static void release_on(struct target_machine *m, enum release_kind kind,
+		       const struct removal_evidence *ev, uint64_t lun, enum scan_code code,
+		       const char *reason, int then)
 {
 	/* What a dry run attached to look at the target is deleted for real. */
 	bool look_undo = kind == RELEASE_OURS && m->in.dry_run && m->reach_in.look &&
 			 lun == m->probe_lun && (m->lun0_new || m->temporary || m->probe_new);
 
-	release_init(&m->release, kind, lun, code, reason, m->in.dry_run && !look_undo,
+	release_init(&m->release, kind, ev, lun, code, reason, m->in.dry_run && !look_undo,
 		     m->in.force);
 	m->releasing = true;
 	m->after_release = then;
+}
+
+/* Takes back a LUN this scan attached for its own use. */
+static void release(struct target_machine *m, uint64_t lun, enum scan_code code, const char *reason,
+		    int then)
+{
+	static const struct removal_evidence ours = { .cause = REMOVAL_OURS };
+
+	release_on(m, RELEASE_OURS, &ours, lun, code, reason, then);
+}
+
+/* Whether @e is one of the hold-outs' entries. */
+static bool from_holdouts(const struct target_machine *m, const struct lunmask_entry *e)
+{
+	const struct lunmask_entry *held;
+	size_t n = 0;
+
+	if (!e || !m->in.holdouts)
+		return false;
+	held = quirk_db_lunmasks(m->in.holdouts, &n);
+	return n && e >= held && e < held + n;
+}
+
+/* A refused LUN: the policy's entry that decided, or the hold-out's. A
+ * hold-out names this target only by its transport's name or its host's
+ * stable path; one keyed by driver, channel and id alone could be another
+ * HBA's. */
+static void release_refused(struct target_machine *m, uint64_t lun, const char *why, int then)
+{
+	struct removal_evidence ev = { .cause = REMOVAL_REFUSED };
+	struct lunmask_verdict v;
+
+	lunmask_decide(&m->mask, lun, &v);
+	if (from_holdouts(m, v.entry))
+		ev.holdout = holdout_names_host(v.entry) ? HOLDOUT_THIS_HOST : HOLDOUT_OTHER_HOST;
+	else
+		ev.policy_refuses = !v.allowed;
+	release_on(m, RELEASE_REFUSED, &ev, lun, SC_MASKED, why, then);
 }
 
 /* ---- the policy -------------------------------------------------------- */
@@ -701,12 +764,12 @@ static void inquiry_failed(struct target_machine *m, const char *why)
 	report_fail(&m->rep, "INQUIRY failed: %s", why);
 	m->error = -EIO;
 	if (m->reach_in.look && m->in.dry_run && (m->lun0_new || m->probe_new)) {
-		release(m, RELEASE_OURS, m->probe_lun, SC_LOOK_ONLY,
+		release(m, m->probe_lun, SC_LOOK_ONLY,
 			"attached only for this dry run's look at the target", P_DONE);
 		return;
 	}
 	if (m->temporary) {
-		release(m, RELEASE_OURS, m->probe_lun, SC_REACH_ONLY,
+		release(m, m->probe_lun, SC_REACH_ONLY,
 			"the REPORT LUNS well-known LUN, attached only to reach the target",
 			P_DONE);
 		return;
@@ -1130,7 +1193,7 @@ static int masked(struct target_machine *m, uint64_t lun, const char *why, int t
 			    "attached, but %s: left alone (--remove detaches it)", why) < 0
 			       ? -ENOMEM
 			       : 0;
-	release(m, RELEASE_REFUSED, lun, SC_MASKED, why, then);
+	release_refused(m, lun, why, then);
 	return 1;
 }
 
@@ -1176,8 +1239,7 @@ static int fate_and_plan(struct target_machine *m)
 		t->end_code = SC_ATTACH_FALSE;
 		m->ki = 0;
 		if (m->fate.detach)
-			release(m, RELEASE_OURS, m->probe_lun, m->fate.code, m->fate.reason,
-				P_FATE_UNDO);
+			release(m, m->probe_lun, m->fate.code, m->fate.reason, P_FATE_UNDO);
 		else
 			m->phase = P_FATE_UNDO;
 		return 0;
@@ -1259,7 +1321,10 @@ static int remap_judged(struct target_machine *m)
 			       ? -ENOMEM
 			       : 0;
 	}
-	release(m, RELEASE_REMAPPED, c->lun, SC_REMAPPED, reason, P_REMAP_ATTACH);
+	release_on(m, RELEASE_REMAPPED,
+		   &(struct removal_evidence){ .cause = REMOVAL_REMAPPED,
+					       .identity = IDENTITY_DIFFERENT },
+		   c->lun, SC_REMAPPED, reason, P_REMAP_ATTACH);
 	return 0;
 }
 
@@ -1927,7 +1992,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 
 			if (m->kernel_kept[k])
 				continue;
-			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
+			release(m, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE,
 				"attached by the kernel's scan of this target; the quirk database "
 				"would not attach it",
 				P_FATE_UNDO);
@@ -2047,7 +2112,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 		if (r < 0)
 			return r;
 		if (r) {
-			release(m, RELEASE_OURS, m->act.lun, SC_REFUSED_BY_TYPE, why, P_NEXT);
+			release(m, m->act.lun, SC_REFUSED_BY_TYPE, why, P_NEXT);
 			return 0;
 		}
 		if (m->sub == PROBE_KERNEL)
@@ -2166,8 +2231,12 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 				listed = m->reported[i] == lun;
 			if (listed)
 				continue;
-			release(m, RELEASE_REFUSED, lun, SC_NO_LONGER_REPORTED,
-				"no longer reported", P_AFTER_LIST);
+			release_on(m, RELEASE_REFUSED,
+				   &(struct removal_evidence){ .cause = REMOVAL_GONE,
+							       .list = m->report_complete
+									       ? LIST_COMPLETE
+									       : LIST_PARTIAL },
+				   lun, SC_NO_LONGER_REPORTED, "no longer reported", P_AFTER_LIST);
 			return 0;
 		}
 		m->ki = 0;
@@ -2195,8 +2264,7 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 			snprintf(why, sizeof(why),
 				 "attached by %s; the quirk database would not attach it",
 				 attached_by(m));
-			release(m, RELEASE_OURS, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE, why,
-				P_AFTER_UNDO);
+			release(m, m->kernel_luns[k], SC_KERNEL_SCAN_UNDONE, why, P_AFTER_UNDO);
 			return 0;
 		}
 		if (m->in.investigate && !m->in.dry_run && m->error == 0) {
@@ -2212,10 +2280,9 @@ static int step(struct target_machine *m, const struct target_obs *o, struct tar
 	case P_AFTER_FATE:
 		m->phase = P_DONE;
 		if (m->fate.detach)
-			release(m, RELEASE_OURS, m->probe_lun, m->fate.code, m->fate.reason,
-				P_DONE);
+			release(m, m->probe_lun, m->fate.code, m->fate.reason, P_DONE);
 		else if (m->lun0_refused)
-			release(m, RELEASE_REFUSED, 0, SC_MASKED, m->lun0_why, P_DONE);
+			release_refused(m, 0, m->lun0_why, P_DONE);
 		return 0;
 	default:
 		m->phase = P_DONE;

@@ -245,6 +245,16 @@ int holdout_file_name(const struct holdout_key *k, char *buf, size_t len)
 			     (unsigned long long)k->lun);
 		break;
 	default:
+		if (k->host_path[0]) {
+			char path[sizeof(k->host_path)];
+
+			snprintf(path, sizeof(path), "%s", k->host_path);
+			for (char *p = strchr(path, '/'); p; p = strchr(p, '/'))
+				*p = '!';
+			n = snprintf(buf, len, "host-%s-%u-%u-lun-%llu.conf", path, k->channel,
+				     k->id, (unsigned long long)k->lun);
+			break;
+		}
 		if (!k->driver[0] || strchr(k->driver, '/') || k->driver[0] == '.')
 			return -EINVAL;
 		n = snprintf(buf, len, "driver-%s-%u-%u-lun-%llu.conf", k->driver, k->channel,
@@ -258,17 +268,19 @@ int holdout_file_name(const struct holdout_key *k, char *buf, size_t len)
 
 int holdout_text(const struct holdout_key *k, const char *reason, char *buf, size_t len)
 {
-	char why[256], key[ISCSI_NAME_MAX + 96];
-	size_t w = 0;
-	int n;
+	char why[2 * 256 + 8], q[2 * ISCSI_NAME_MAX + 16], key[2 * ISCSI_NAME_MAX + 600];
+	char reason_cut[256];
+	int n = 0;
 
-	for (; *reason && w + 1 < sizeof(why); reason++)
-		if (*reason != '"' && *reason != '\\' && *reason != '\n')
-			why[w++] = *reason;
-	why[w] = '\0';
+	snprintf(reason_cut, sizeof(reason_cut), "%s", reason);
+	if (lunmask_quote(reason_cut, why, sizeof(why)) < 0)
+		return -ENOSPC;
+	key[0] = '\0';
 	switch (k->transport) {
 	case DISCOVER_ISCSI:
-		n = snprintf(key, sizeof(key), "\tiscsi_target = \"%s\"\n", k->target);
+		if (lunmask_quote(k->target, q, sizeof(q)) < 0)
+			return -ENOSPC;
+		n = snprintf(key, sizeof(key), "\tiscsi_target = %s\n", q);
 		if (k->tpgt >= 0)
 			snprintf(key + n, sizeof(key) - (size_t)n, "\tiscsi_tpgt = %ld\n", k->tpgt);
 		break;
@@ -279,14 +291,24 @@ int holdout_text(const struct holdout_key *k, const char *reason, char *buf, siz
 		snprintf(key, sizeof(key), "\tsas_address = \"0x%s\"\n", k->target);
 		break;
 	default:
-		snprintf(key, sizeof(key), "\tdriver = \"%s\"\n\tchannel = %u\n\tid = %u\n",
-			 k->driver, k->channel, k->id);
+		if (k->host_path[0]) {
+			if (lunmask_quote(k->host_path, q, sizeof(q)) < 0)
+				return -ENOSPC;
+			n = snprintf(key, sizeof(key), "\thost_path = %s\n", q);
+		}
+		if (k->driver[0]) {
+			if (lunmask_quote(k->driver, q, sizeof(q)) < 0)
+				return -ENOSPC;
+			n += snprintf(key + n, sizeof(key) - (size_t)n, "\tdriver = %s\n", q);
+		}
+		snprintf(key + n, sizeof(key) - (size_t)n, "\tchannel = %u\n\tid = %u\n",
+			 k->channel, k->id);
 		break;
 	}
 	n = snprintf(buf, len,
 		     "# Written by scsi-scan detach: \"scsi-scan release\" takes it away.\n"
 		     "%s%s%s"
-		     "lunmask \"held out\" {\n%s\texclude_luns = { %llu }\n\treason = \"%s\"\n}\n",
+		     "lunmask \"held out\" {\n%s\texclude_luns = { %llu }\n\treason = %s\n}\n",
 		     k->wwid[0] && !strchr(k->wwid, '\n') ? "# wwid: " : "",
 		     k->wwid[0] && !strchr(k->wwid, '\n') ? k->wwid : "",
 		     k->wwid[0] && !strchr(k->wwid, '\n') ? "\n" : "", key,

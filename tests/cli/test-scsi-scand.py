@@ -115,23 +115,41 @@ class Daemon(unittest.TestCase):
         self.assertNotIn("0:0:0:1", self.devices())
         self.assertIn("0:0:0:1: removed: excluded by lunmask 'no lun 1'", p.stderr)
 
+    def host_paths(self):
+        """Each host a place of its own in the device tree (two HBAs of one
+        driver, drv): host 0 at pci0000:00/0000:00:04.0, host 1 at
+        0000:00:05.0; the fake kernel attaches under them."""
+        for h in (0, 1):
+            parent = os.path.join(self.root, f"sys/devices/pci0000:00/0000:00:0{4 + h}.0")
+            os.makedirs(os.path.join(parent, f"host{h}"))
+            os.makedirs(os.path.join(self.root, "sys/devices/fake"), exist_ok=True)
+            os.symlink(f"../pci0000:00/0000:00:0{4 + h}.0/host{h}",
+                       os.path.join(self.root, f"sys/devices/fake/host{h}"))
+            os.symlink(f"../../../devices/fake/host{h}",
+                       os.path.join(self.root, f"sys/class/scsi_host/host{h}/device"))
+            with open(os.path.join(self.root, f"sys/class/scsi_host/host{h}/proc_name"),
+                      "w") as f:
+                f.write("drv\n")
+        with open(self.script, "a") as f:
+            f.write("lu 1:0:0:1 vendor ACME model Other version 6\n")
+
     def test_holdouts_are_held_against_other_scanners(self):
         # LUN 1 of 0:0:0 is attached (by someone else) while a detached
         # volume's hold-out names it, and no lunmask policy is loaded: the
         # coldplug deletes it, or with report says so and leaves it. The
-        # hold-out names the driver, as scsi-scan detach writes it.
-        for h in (0, 1):
-            with open(os.path.join(self.root, f"sys/class/scsi_host/host{h}/proc_name"),
-                      "w") as f:
-                f.write(f"drv{h}\n")
+        # hold-out names the host's place in the device tree, as scsi-scan
+        # detach writes it for a host without a transport class.
+        self.host_paths()
         p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
                            timeout=30)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("0:0:0:1", self.devices())
+        self.assertIn("1:0:0:1", self.devices())
         held = os.path.join(self.root, "run/scsi-scan/holdout")
         self.assertTrue(os.path.isdir(held), "the daemon makes the directory it watches")
-        with open(os.path.join(held, "driver-x-0-0-lun-1.conf"), "w") as f:
-            f.write('lunmask "held out" {\n\tdriver = "drv0"\n\tchannel = 0\n\tid = 0\n'
+        with open(os.path.join(held, "host-pci0000:00!0000:00:04.0-0-0-lun-1.conf"), "w") as f:
+            f.write('lunmask "held out" {\n\thost_path = "pci0000:00/0000:00:04.0"\n'
+                    '\tdriver = "drv"\n\tchannel = 0\n\tid = 0\n'
                     '\texclude_luns = { 1 }\n\treason = "detached"\n}\n')
         p = subprocess.run(self.args("--once", "--refused-luns", "report"), env=self.env,
                            capture_output=True, text=True, timeout=30)
@@ -141,9 +159,29 @@ class Daemon(unittest.TestCase):
         p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
                            timeout=30)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("0:0:0:1", self.devices())
         self.assertIn("0:0:0:1: removed: excluded by lunmask 'held out'", p.stderr)
-        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:1:0", "1:0:0:0"])
+        # the other HBA of the driver, at the same numbers, is not touched
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:1:0", "1:0:0:0", "1:0:0:1"])
+
+    def test_a_holdout_that_names_no_host_deletes_nothing(self):
+        """A hold-out keyed by driver, channel, id and LUN alone (the second
+        audit: the daemon deleted the same numbers on another HBA of the
+        driver): it keeps the LUNs out of a scan, but is no reason to
+        delete one, on either HBA."""
+        self.host_paths()
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        held = os.path.join(self.root, "run/scsi-scan/holdout")
+        with open(os.path.join(held, "driver-drv-0-0-lun-1.conf"), "w") as f:
+            f.write('lunmask "held out" {\n\tdriver = "drv"\n\tchannel = 0\n\tid = 0\n'
+                    '\texclude_luns = { 1 }\n\treason = "detached"\n}\n')
+        p = subprocess.run(self.args("--once"), env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0:0:0:1", self.devices())
+        self.assertIn("1:0:0:1", self.devices())
+        self.assertIn("may be another HBA's: kept", p.stderr)
 
     def test_a_holdout_written_while_running_is_seen(self):
         p = subprocess.Popen(self.args("-v"), env=self.env, stderr=subprocess.PIPE, text=True)

@@ -905,9 +905,9 @@ static void device_tree_path(char *path, size_t len)
 	size_t rl = strlen(root);
 	char *p, rest[PATH_MAX];
 
-	if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/sys/devices/fake/", 18) != 0)
+	if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/sys/devices/", 13) != 0)
 		return;
-	for (p = path + rl + 18; (p = strchr(p, '/')); p++) {
+	for (p = path + rl + 13; (p = strchr(p, '/')); p++) {
 		unsigned int h, c, t;
 		uint64_t l;
 		int end = 0;

@@ -1880,6 +1880,7 @@ END_TEST
  * struct release_case - one release, its world and what it does
  * @what: the case, in words
  * @kind: why the LUN goes
+ * @ev: the evidence for it; a zeroed one is the kind's trusted evidence
  * @dry_run, @force: the options
  * @in_use: what the in-use check answers (1, 0, or a negative errno)
  * @deleted: what the delete answers (0 or a negative errno)
@@ -1892,6 +1893,7 @@ END_TEST
 struct release_case {
 	const char *what;
 	enum release_kind kind;
+	struct removal_evidence ev;
 	bool dry_run;
 	bool force;
 	int in_use;
@@ -1987,6 +1989,43 @@ static const struct release_case release_cases[] = {
 	  .outcome = LUN_FAILED,
 	  .code = "delete-failed",
 	  .reason = "delete failed: Input/output error" },
+	{ .what = "remapped on an identity that could not be read: kept, nothing asked",
+	  .kind = RELEASE_REMAPPED,
+	  .ev = { .cause = REMOVAL_REMAPPED, .identity = IDENTITY_UNREADABLE },
+	  .trace = "",
+	  .line = true,
+	  .outcome = LUN_PRESENT,
+	  .code = "reach-only",
+	  .reason = "its identity could not be read whole: kept" },
+	{ .what = "remapped, --force, the identity unreadable: kept all the same",
+	  .kind = RELEASE_REMAPPED,
+	  .ev = { .cause = REMOVAL_REMAPPED, .identity = IDENTITY_UNREADABLE },
+	  .force = true,
+	  .trace = "",
+	  .line = true,
+	  .outcome = LUN_PRESENT,
+	  .code = "reach-only" },
+	{ .what = "no longer in a list cut short: kept",
+	  .kind = RELEASE_REFUSED,
+	  .ev = { .cause = REMOVAL_GONE, .list = LIST_PARTIAL },
+	  .trace = "",
+	  .line = true,
+	  .outcome = LUN_PRESENT,
+	  .code = "reach-only" },
+	{ .what = "a hold-out that may be another host's: kept",
+	  .kind = RELEASE_REFUSED,
+	  .ev = { .cause = REMOVAL_REFUSED, .holdout = HOLDOUT_OTHER_HOST },
+	  .trace = "",
+	  .line = true,
+	  .outcome = LUN_PRESENT,
+	  .code = "reach-only" },
+	{ .what = "this host's hold-out: checked, deleted",
+	  .kind = RELEASE_REFUSED,
+	  .ev = { .cause = REMOVAL_REFUSED, .holdout = HOLDOUT_THIS_HOST },
+	  .trace = "U D",
+	  .line = true,
+	  .outcome = LUN_REMOVED,
+	  .code = "reach-only" },
 	{ .what = "deferred, free: its line stands",
 	  .kind = RELEASE_DEFERRED,
 	  .trace = "U D",
@@ -2019,7 +2058,18 @@ START_TEST(release_rows)
 	struct release r;
 	char trace[32] = "";
 
-	release_init(&r, c->kind, 7, SC_REACH_ONLY, "attached to reach", c->dry_run, c->force);
+	struct removal_evidence ev = c->ev;
+
+	if (!c->ev.cause && !c->ev.identity && !c->ev.list && !c->ev.holdout) {
+		/* The kind's own trusted evidence. */
+		memset(&ev, 0, sizeof(ev));
+		ev.cause = c->kind == RELEASE_REMAPPED	? REMOVAL_REMAPPED
+			   : c->kind == RELEASE_REFUSED ? REMOVAL_REFUSED
+							: REMOVAL_OURS;
+		ev.identity = IDENTITY_DIFFERENT;
+		ev.policy_refuses = true;
+	}
+	release_init(&r, c->kind, &ev, 7, SC_REACH_ONLY, "attached to reach", c->dry_run, c->force);
 	for (int steps = 0;; steps++) {
 		ck_assert_int_lt(steps, 4);
 		release_step(&r, last, &a, &line);

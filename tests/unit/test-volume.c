@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quirks.h"
 #include "volume.h"
 
 static const struct set_case {
@@ -435,8 +436,52 @@ START_TEST(test_holdout)
 	ck_assert_int_eq(holdout_text(&c->k, "detached \"by\" hand", text, sizeof(text)), 0);
 	ck_assert_msg(strstr(text, c->keys), "%s", text);
 	ck_assert_msg(strstr(text, "lunmask \"held out\" {\n"), "%s", text);
-	ck_assert_msg(strstr(text, "\treason = \"detached by hand\"\n}\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\treason = \"detached \\\"by\\\" hand\"\n}\n"), "%s", text);
 	ck_assert_int_eq(holdout_text(&c->k, "x", text, 40), -ENOSPC);
+}
+END_TEST
+
+/* Strings written into a hold-out parse back to themselves: quotes,
+ * backslashes, "${home}" (libconfuse's environment expansion), newlines and
+ * tabs (the second audit: written raw, the hold-out did not load, or named
+ * another target). */
+START_TEST(test_holdout_round_trip)
+{
+	static const char *const hostile[] = {
+		"iqn.x:a\"b",	   "iqn.x:a\\b", "iqn.x:${home}", "iqn.x:a\nlunmask \"x\" {",
+		"iqn.x:tab\there", "iqn.x:$",	 "iqn.x:\x7f",
+	};
+
+	setenv("home", "/root", 1);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		struct holdout_key k = { .transport = DISCOVER_ISCSI, .tpgt = -1, .lun = 4 };
+		const struct lunmask_entry *e;
+		struct quirk_db *db = quirk_db_new();
+		char text[4096];
+		size_t n;
+
+		snprintf(k.target, sizeof(k.target), "%s", hostile[i]);
+		ck_assert_int_eq(holdout_text(&k, hostile[i], text, sizeof(text)), 0);
+		ck_assert_msg(quirk_db_add_buffer(db, "h", text, strlen(text), NULL) == 0, "%s",
+			      text);
+		e = quirk_db_lunmasks(db, &n);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_str_eq(e->iscsi_target, hostile[i]);
+		ck_assert_str_eq(e->reason, hostile[i]);
+		quirk_db_free(db);
+
+		k.transport = DISCOVER_PROBE;
+		snprintf(k.host_path, sizeof(k.host_path), "%s", hostile[i]);
+		snprintf(k.driver, sizeof(k.driver), "%s", "virtio_scsi");
+		db = quirk_db_new();
+		ck_assert_int_eq(holdout_text(&k, "r", text, sizeof(text)), 0);
+		ck_assert_msg(quirk_db_add_buffer(db, "h", text, strlen(text), NULL) == 0, "%s",
+			      text);
+		e = quirk_db_lunmasks(db, &n);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_str_eq(e->host_path, hostile[i]);
+		quirk_db_free(db);
+	}
 }
 END_TEST
 
@@ -486,6 +531,7 @@ int main(void)
 	tcase_add_test(tc, test_text);
 	tcase_add_loop_test(tc, test_holdout, 0, sizeof(holdout_cases) / sizeof(holdout_cases[0]));
 	tcase_add_test(tc, test_holdout_wwid);
+	tcase_add_test(tc, test_holdout_round_trip);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
