@@ -134,6 +134,24 @@ int inuse_check(const struct sysfs_ctx *ctx, const struct inuse_nodes *nodes, ch
 		size_t len);
 
 /**
+ * device_in_use_beside_map() - whether a path of a multipath map is used
+ *	directly, past its map
+ * @ctx: the context
+ * @a: the path's SCSI device
+ * @why: set to what uses it, or to what could not be checked
+ * @len: size of @why
+ *
+ * The map above the path holds and claims it; that is the map's in-use
+ * check. This one looks at the path's own nodes: mounts, external
+ * journals, btrfs members, swap, and open files (a dd or a backup agent
+ * on /dev/sdX).
+ *
+ * Return: 1 if used, 0 if not, or a negative errno (treat as used).
+ */
+int device_in_use_beside_map(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why,
+			     size_t len);
+
+/**
  * device_in_use() - whether deleting a SCSI device would take it from a user
  * @ctx: the context
  * @a: the device

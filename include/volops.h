@@ -10,6 +10,7 @@
 #define SCSI_SCAN_VOLOPS_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -113,12 +114,14 @@ const char *volume_step_result_name(enum volume_step_result r);
  * @force: go on past a map or path in use
  * @tool_timeout: bound on each multipath or dmsetup run, in seconds
  * @reason: the hold-out's reason, for people
+ * @stop: set (by a signal handler) to stop before the next step, or NULL
  */
 struct volume_detach_options {
 	bool dry_run;
 	bool force;
 	unsigned int tool_timeout;
 	const char *reason;
+	volatile sig_atomic_t *stop;
 };
 
 /**
@@ -131,16 +134,22 @@ struct volume_detach_options {
  * @opt: how
  * @ret: the steps taken (volume_steps_free())
  *
- * First every map above the paths, and every path no map holds, is checked
- * for use; one in use stops the detach before anything is done, unless
- * forced. Then each path's target is held out (so that no scan, the
- * daemon's included, attaches the volume again, even one that waits for
- * the host lock now), each host of a path is locked, each map is flushed
- * (map_flush()), and each path is checked again and deleted. A map that
- * cannot be flushed leaves its paths in place.
+ * First every map above the paths, and every path (one under a map for
+ * a use past its map, device_in_use_beside_map()), is checked for use; one
+ * in use stops the detach before anything is done, unless forced. Then
+ * each path's target is held out (so that no scan, the daemon's included,
+ * attaches the volume again, even one that waits for the host lock now),
+ * each host of a path is locked, each map is flushed (map_flush()), and
+ * each path is checked again and deleted. Every deletion is the removal
+ * rule's (may_remove(), REMOVAL_DETACH). A map that cannot be flushed
+ * leaves its paths in place. A detach that fails or stops before any path
+ * is deleted takes its hold-outs back (steps "hold out", "taken back").
+ * With no path attached, nothing is written: done already when every key
+ * is held out, else -ENOENT.
  *
- * Return: 0 all done (or would be), -EBUSY refused or a map not flushed,
- * -EIO a path not deleted, or another negative errno.
+ * Return: 0 all done (or would be, or done before), -EBUSY refused or a
+ * map not flushed, -EIO a path not deleted, -EINTR stopped (@opt->stop),
+ * -ENOENT no path has the volume, or another negative errno.
  */
 int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		  const struct holdout_key *keys, size_t n, const struct volume_detach_options *opt,

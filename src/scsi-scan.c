@@ -664,25 +664,53 @@ static struct holdout_key *address_keys(const struct volume_address *a, size_t n
 	return keys;
 }
 
+static volatile sig_atomic_t detach_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	detach_stop = 1;
+}
+
 static int cmd_detach(const struct options *o, struct sysfs_ctx *sys,
 		      const struct volume_path *paths, const struct holdout_key *keys, size_t n,
 		      const char *address)
 {
 	struct volume_detach_options opt = { .dry_run = o->scan.dry_run,
 					     .force = o->scan.force,
-					     .tool_timeout = TOOL_TIMEOUT };
+					     .tool_timeout = TOOL_TIMEOUT,
+					     .stop = &detach_stop };
+	/* No SA_RESTART: a signal ends the step under way at its next check,
+	 * and the detach takes its hold-outs back rather than leave them. */
+	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct volume_steps steps;
 	char reason[400];
 	time_t now = time(NULL);
 	char when[64];
 	int r;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
 	snprintf(reason, sizeof(reason), "%s, detached by scsi-scan on %s", address, when);
 	opt.reason = reason;
 	r = volume_detach(sys, paths, keys, n, &opt, &steps);
 	print_steps(o, "detach", address, &steps);
 	volume_steps_free(&steps);
+	if (r == -ENOENT) {
+		fprintf(stderr,
+			"scsi-scan: %s: no path of it is attached, and it is not held out: "
+			"nothing detached\n",
+			address);
+		return EXIT_FAILURE;
+	}
+	if (r == -EINTR) {
+		fprintf(stderr, "scsi-scan: %s: stopped by a signal: not detached%s\n", address,
+			"; run it again to finish");
+		return EXIT_FAILURE;
+	}
 	if (r == -EBUSY) {
 		fprintf(stderr,
 			"scsi-scan: %s: in use, or its map could not be flushed: not detached%s\n",

@@ -829,6 +829,31 @@ int inuse_check(const struct sysfs_ctx *ctx, const struct inuse_nodes *nodes, ch
 	return r;
 }
 
+int device_in_use_beside_map(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why,
+			     size_t len)
+{
+	int (*const checks[])(const struct sysfs_ctx *, const struct inuse_nodes *, char *,
+			      size_t) = { check_mounts, check_btrfs, check_swaps,
+					  check_open_files };
+	struct inuse_nodes nodes;
+	int r;
+
+	if (len)
+		why[0] = '\0';
+	r = inuse_nodes_collect(ctx, a, &nodes);
+	if (r < 0) {
+		snprintf(why, len, "cannot list its device nodes: %s", strerror(-r));
+		return r;
+	}
+	r = 0;
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]) && r == 0; i++)
+		r = checks[i](ctx, &nodes, why, len);
+	inuse_nodes_free(&nodes);
+	if (r < 0 && len && !why[0])
+		snprintf(why, len, "cannot tell whether it is in use: %s", strerror(-r));
+	return r;
+}
+
 int device_in_use(const struct sysfs_ctx *ctx, const struct scsi_addr *a, char *why, size_t len)
 {
 	struct inuse_nodes nodes;

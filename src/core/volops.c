@@ -4,6 +4,7 @@
  * all its paths.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "hostlock.h"
 #include "idrecord.h"
 #include "inuse.h"
+#include "removal.h"
 #include "resize.h"
 #include "scan.h"
 #include "volops.h"
@@ -92,7 +94,8 @@ static bool same_key(const struct holdout_key *a, const struct holdout_key *b)
 {
 	return a->transport == b->transport && strcmp(a->target, b->target) == 0 &&
 	       a->tpgt == b->tpgt && strcmp(a->driver, b->driver) == 0 &&
-	       a->channel == b->channel && a->id == b->id && a->lun == b->lun;
+	       strcmp(a->host_path, b->host_path) == 0 && a->channel == b->channel &&
+	       a->id == b->id && a->lun == b->lun;
 }
 
 /* Whether an earlier entry of @keys is the same as entry @i. */
@@ -120,40 +123,109 @@ static void unlock_all(int *locks, size_t n)
 			close(locks[i]);
 }
 
-/* The in-use checks that come before anything is done. Return: 0 go on,
- * -EBUSY refused, -ENOMEM. */
+/* What the removal rule says of one path, with what holds it. */
+static enum removal_verdict path_verdict(const struct volume_detach_options *opt,
+					 enum evidence_holders holders)
+{
+	struct removal_evidence ev = { .cause = REMOVAL_DETACH, .holders = holders };
+	struct removal_request rq = { .asked = true, .force = opt->force, .dry_run = opt->dry_run };
+
+	return may_remove(&ev, &rq);
+}
+
+static enum evidence_holders holders_of(int in_use)
+{
+	return in_use == 0 ? HOLDERS_NONE : in_use > 0 ? HOLDERS_IN_USE : HOLDERS_UNKNOWN;
+}
+
+/* The in-use checks that come before anything is done: every map above
+ * the paths, and every path, a path under a map for a use past its map (a
+ * dd on /dev/sdX). Return: 0 go on, -EBUSY refused, -ENOMEM. */
 static int check_in_use(const struct sysfs_ctx *sys, const struct path_devices *dev, size_t n,
 			const struct volume_detach_options *opt, struct volume_steps *ret)
 {
 	int verdict = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct volume_step *st;
-		char why[512];
-		int r;
+		for (int map = 1; map >= 0; map--) {
+			struct volume_step *st;
+			char why[512];
+			int r;
 
-		if (!dev[i].attached || (dev[i].map[0] && map_repeats(dev, i)))
-			continue;
-		if (dev[i].map[0]) {
-			st = step_add(ret, STEP_CHECK_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
-			r = map_in_use(sys, dev[i].map_dev, why, sizeof(why));
-		} else {
-			st = path_step(ret, STEP_CHECK_PATH, &dev[i]);
-			r = device_in_use(sys, &dev[i].addr, why, sizeof(why));
+			if (!dev[i].attached || (map && (!dev[i].map[0] || map_repeats(dev, i))))
+				continue;
+			if (map) {
+				st = step_add(ret, STEP_CHECK_MAP, "%s (%s)", dev[i].map,
+					      dev[i].map_dev);
+				r = map_in_use(sys, dev[i].map_dev, why, sizeof(why));
+			} else {
+				st = path_step(ret, STEP_CHECK_PATH, &dev[i]);
+				r = dev[i].map[0]
+					    ? device_in_use_beside_map(sys, &dev[i].addr, why,
+								       sizeof(why))
+					    : device_in_use(sys, &dev[i].addr, why, sizeof(why));
+			}
+			if (!st)
+				return -ENOMEM;
+			if (r == 0) {
+				st->result = STEP_DONE;
+				snprintf(st->why, sizeof(st->why), "not in use");
+				continue;
+			}
+			snprintf(st->why, sizeof(st->why), "%s%s", why,
+				 opt->force ? "; forced" : "");
+			if (path_verdict(opt, holders_of(r)) == REMOVAL_KEEP_IN_USE) {
+				st->result = STEP_REFUSED;
+				verdict = -EBUSY;
+			} else {
+				st->result = STEP_DONE;
+			}
 		}
-		if (!st)
-			return -ENOMEM;
-		if (r == 0) {
-			st->result = STEP_DONE;
-			snprintf(st->why, sizeof(st->why), "not in use");
-			continue;
-		}
-		snprintf(st->why, sizeof(st->why), "%s%s", why, opt->force ? "; forced" : "");
-		st->result = opt->force ? STEP_DONE : STEP_REFUSED;
-		if (!opt->force)
-			verdict = -EBUSY;
 	}
 	return verdict;
+}
+
+/* Takes back the hold-outs this detach wrote: it did not finish, and a
+ * hold-out left behind would have the daemon delete the paths later. */
+static int take_back(const struct sysfs_ctx *sys, const struct holdout_key *keys,
+		     const bool *written, size_t n, struct volume_steps *ret)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct volume_step *st;
+		int r;
+
+		if (!written[i])
+			continue;
+		r = holdout_remove(sys, &keys[i], path);
+		st = step_add(ret, STEP_HOLD_OUT, "%s", path);
+		if (!st)
+			return -ENOMEM;
+		step_end(st, r, NULL);
+		if (r == 0)
+			snprintf(st->why, sizeof(st->why), "taken back: the detach did not finish");
+	}
+	return 0;
+}
+
+/* Whether the detach was asked to stop (a signal). */
+static bool stopped(const struct volume_detach_options *opt)
+{
+	return opt->stop && *opt->stop;
+}
+
+/* Whether every key of a volume no path has is held out already. */
+static bool held_out_already(const struct sysfs_ctx *sys, const struct holdout_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char name[NAME_MAX + 1], path[PATH_MAX];
+
+		if (holdout_file_name(&keys[i], name, sizeof(name)) < 0 ||
+		    sysfs_path(sys, path, sizeof(path), HOLDOUT_DIR "/%s", name) < 0 ||
+		    access(path, F_OK) < 0)
+			return false;
+	}
+	return n > 0;
 }
 
 int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
@@ -162,20 +234,30 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 {
 	struct path_devices *dev = calloc(n + 1, sizeof(*dev));
 	int *locks = malloc((n + 1) * sizeof(*locks));
-	size_t nlocks = 0;
+	bool *written = calloc(n + 1, sizeof(*written));
+	size_t nlocks = 0, attached = 0, deleted = 0;
 	bool map_failed = false;
 	int r = 0, verdict = 0;
 
 	ret->v = NULL;
 	ret->count = 0;
-	if (!dev || !locks) {
+	if (!dev || !locks || !written) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n && r == 0; i++)
+	for (size_t i = 0; i < n && r == 0; i++) {
 		r = path_devices_read(sys, &paths[i].addr, &dev[i]);
-	if (r == 0)
-		r = check_in_use(sys, dev, n, opt, ret);
+		attached += dev[i].attached;
+	}
+	if (r < 0)
+		goto out;
+	/* Nothing to take away: done before if it is held out, else there is
+	 * nothing by that address to detach, and no hold-out is made for it. */
+	if (!attached) {
+		r = held_out_already(sys, keys, n) ? 0 : -ENOENT;
+		goto out;
+	}
+	r = check_in_use(sys, dev, n, opt, ret);
 	if (r < 0)
 		goto out;
 	/* Held out first: a unit attention during the removal, or a scan
@@ -195,7 +277,7 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		st = step_add(ret, STEP_HOLD_OUT, "%s/%s", HOLDOUT_DIR, name);
 		if (!st) {
 			r = -ENOMEM;
-			goto out;
+			goto undo;
 		}
 		if (opt->dry_run) {
 			st->result = STEP_WOULD;
@@ -204,7 +286,8 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		r = holdout_write(sys, &k, opt->reason, path);
 		step_end(st, r, NULL);
 		if (r < 0)
-			goto out;
+			goto undo;
+		written[i] = true;
 	}
 	for (size_t i = 0; i < n && !opt->dry_run; i++) {
 		bool locked = false;
@@ -215,10 +298,10 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 			continue;
 		r = host_lock(sys, paths[i].addr.host, true, &locks[nlocks]);
 		if (r < 0)
-			goto out;
+			goto undo;
 		nlocks++;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !stopped(opt); i++) {
 		struct volume_step *st;
 		char why[512];
 
@@ -227,7 +310,7 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		st = step_add(ret, STEP_FLUSH_MAP, "%s (%s)", dev[i].map, dev[i].map_dev);
 		if (!st) {
 			r = -ENOMEM;
-			goto out;
+			goto undo;
 		}
 		if (opt->dry_run) {
 			st->result = STEP_WOULD;
@@ -241,9 +324,10 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		}
 	}
 	r = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !stopped(opt); i++) {
+		enum removal_verdict v;
 		struct volume_step *st;
-		char why[512];
+		char why[512] = "";
 		int u;
 
 		if (!dev[i].attached)
@@ -251,19 +335,22 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		st = path_step(ret, STEP_DELETE_PATH, &dev[i]);
 		if (!st) {
 			r = -ENOMEM;
-			goto out;
+			goto undo;
 		}
 		if (dev[i].map[0] && map_failed) {
 			st->result = STEP_SKIPPED;
 			snprintf(st->why, sizeof(st->why), "its map %s is still there", dev[i].map);
 			continue;
 		}
-		if (opt->dry_run) {
+		/* Checked again: its map is gone now, and so is the claim. */
+		u = opt->force || opt->dry_run ? 0
+					       : device_in_use(sys, &dev[i].addr, why, sizeof(why));
+		v = path_verdict(opt, opt->force || opt->dry_run ? HOLDERS_NONE : holders_of(u));
+		if (v == REMOVAL_WOULD_DELETE) {
 			st->result = STEP_WOULD;
 			continue;
 		}
-		u = opt->force ? 0 : device_in_use(sys, &dev[i].addr, why, sizeof(why));
-		if (u != 0) {
+		if (v != REMOVAL_DELETE) {
 			st->result = STEP_REFUSED;
 			snprintf(st->why, sizeof(st->why), "%s", why);
 			verdict = verdict ? verdict : -EIO;
@@ -271,16 +358,30 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 		}
 		u = sysfs_delete(sys, &dev[i].addr);
 		step_end(st, u, NULL);
-		if (u == 0)
+		if (u == 0) {
 			id_record_forget(sys, &dev[i].addr);
-		else
+			deleted++;
+		} else {
 			verdict = verdict ? verdict : -EIO;
+		}
 	}
+	if (stopped(opt))
+		verdict = -EINTR;
+	/* Nothing was taken away: the volume is as it was, and so is its
+	 * policy. A detach that took some paths keeps its hold-outs, so that
+	 * they do not come back before it is run again. */
+	if (verdict < 0 && !deleted)
+		take_back(sys, keys, written, n, ret);
+	goto out;
+undo:
+	if (!deleted)
+		take_back(sys, keys, written, n, ret);
 out:
 	if (locks)
 		unlock_all(locks, nlocks);
 	free(locks);
 	free(dev);
+	free(written);
 	return r < 0 ? r : verdict;
 }
 

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,19 @@ class Tree:
                 os.symlink(f"../../../devices/fake/host{h}", os.path.join(hd, "device"))
         self.write("sys/module/scsi_mod/parameters/max_luns", "512\n")
         self.write("proc/self/mountinfo", "")
+
+    def host_parents(self, hosts):
+        """Each host its own place in the device tree (a PCI function
+        each, 0000:00:04.0 on), before anything is attached: the fake
+        kernel attaches under sys/devices/fake/hostH, linked there."""
+        for i, h in enumerate(hosts):
+            rel = f"sys/devices/pci0000:00/0000:00:{4 + i:02x}.0/host{h}"
+            os.makedirs(os.path.join(self.root, rel))
+            os.makedirs(os.path.join(self.root, "sys/devices/fake"), exist_ok=True)
+            os.symlink(f"../pci0000:00/0000:00:{4 + i:02x}.0/host{h}",
+                       os.path.join(self.root, f"sys/devices/fake/host{h}"))
+            os.symlink(f"../../../devices/fake/host{h}",
+                       os.path.join(self.root, f"sys/class/scsi_host/host{h}/device"))
 
     def write(self, rel, text):
         path = os.path.join(self.root, rel)
@@ -1827,15 +1841,20 @@ class Volumes(ScanTest):
         self.assertEqual(self.holdout_files(t), [])
         t.run("release", "--wwid", "3600140500000005", quirks=(), rc=1)
 
-    def test_detach_flushes_the_map_first(self):
-        t = self.two_paths()
+    def mapped(self, multipath, extra=""):
+        """LUN 2 of two_paths() attached on both paths under the map mpatha
+        (dm-3), and a multipath command whose shell text is @multipath
+        (FLUSH in it: what takes the map away). Returns the tree and the
+        directory to put first in PATH."""
+        t = self.two_paths(extra)
         t.run("--iscsi-target", self.IQN, "--lun", "2", rc=0)
         bindir = os.path.join(t.root, "bin")
         os.makedirs(bindir)
+        flush = (f"rm -rf {t.root}/sys/class/block/dm-3 "
+                 f"{t.root}/sys/bus/scsi/devices/*/block/*/holders/dm-3")
         with open(os.path.join(bindir, "multipath"), "w") as f:
-            f.write(f"#!/bin/sh\necho \"$@\" >> {t.root}/multipath.log\n"
-                    f"rm -rf {t.root}/sys/class/block/dm-3 "
-                    f"{t.root}/sys/bus/scsi/devices/*/block/*/holders/dm-3\n")
+            f.write(f"#!/bin/sh\necho \"$@\" >> {t.root}/multipath.log\n" +
+                    multipath.replace("FLUSH", flush) + "\n")
         os.chmod(os.path.join(bindir, "multipath"), 0o755)
         t.attrs("sys/class/block/dm-3", dev="253:3", size="2048")
         t.attrs("sys/class/block/dm-3/dm", uuid="mpath-3600140500000002", name="mpatha")
@@ -1843,25 +1862,132 @@ class Volumes(ScanTest):
             blk = os.listdir(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block"))[0]
             os.makedirs(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block/{blk}/"
                                      "holders/dm-3"))
-        r = t.json("list", "--iscsi-target", self.IQN, "--lun", "2", rc=0)
-        self.assertEqual(len(r["devices"]), 2)
-        env_path = bindir + ":" + os.environ["PATH"]
+        return t, bindir
+
+    def with_path(self, bindir, fn):
         old = os.environ["PATH"]
-        os.environ["PATH"] = env_path
+        os.environ["PATH"] = bindir + ":" + old
         try:
-            r = t.json("detach", "--iscsi-target", self.IQN, "--lun", "2", quirks=(), rc=0)
+            return fn()
         finally:
             os.environ["PATH"] = old
+
+    def test_detach_flushes_the_map_first(self):
+        t, bindir = self.mapped("FLUSH")
+        r = t.json("list", "--iscsi-target", self.IQN, "--lun", "2", rc=0)
+        self.assertEqual(len(r["devices"]), 2)
+        r = self.with_path(bindir, lambda: t.json("detach", "--iscsi-target", self.IQN,
+                                                  "--lun", "2", quirks=(), rc=0))
+        # every path is checked too, for a use past its map
         self.assertEqual([(s["step"], s["result"], s["object"].split()[0])
                           for s in r["steps"]],
-                         [("check map", "done", "mpatha"), ("hold out", "done", "/run/scsi-scan"
-                                                            "/holdout/iscsi-" + self.IQN +
-                                                            "-lun-2.conf"),
+                         [("check map", "done", "mpatha"), ("check path", "done", "0:0:0:2"),
+                          ("check path", "done", "1:0:0:2"),
+                          ("hold out", "done", "/run/scsi-scan"
+                                               "/holdout/iscsi-" + self.IQN + "-lun-2.conf"),
                           ("flush map", "done", "mpatha"), ("delete path", "done", "0:0:0:2"),
                           ("delete path", "done", "1:0:0:2")])
         with open(os.path.join(t.root, "multipath.log")) as f:
             self.assertEqual(f.read(), "-f mpatha\n")
         self.assertEqual(t.devices(), [])
+
+    def test_detach_checks_a_path_under_its_map(self):
+        """One path of the map mounted directly (the second audit: only the
+        map was checked, and the map was flushed): refused before any
+        step, nothing held out."""
+        t, bindir = self.mapped("FLUSH")
+        blk = os.listdir(os.path.join(t.root, "sys/bus/scsi/devices/0:0:0:2/block"))[0]
+        with open(os.path.join(t.root, f"sys/class/block/{blk}/dev")) as f:
+            devt = f.read().strip()
+        with open(os.path.join(t.root, "proc/self/mountinfo"), "a") as f:
+            f.write(f"200 22 {devt} / /mnt rw - ext4 /dev/{blk} rw\n")
+        p = self.with_path(bindir, lambda: t.run("detach", "--iscsi-target", self.IQN,
+                                                 "--lun", "2", quirks=(), rc=1))
+        self.assertRegex(p.stdout, r"check path +refused +0:0:0:2 sd\w: /dev/sd\w is mounted")
+        self.assertNotIn("flush map", p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(t.root, "multipath.log")))
+        self.assertEqual(self.holdout_files(t), [])
+        self.assertEqual(t.devices(), ["0:0:0:2", "1:0:0:2"])
+
+    def test_a_detach_that_does_not_finish_takes_its_hold_out_back(self):
+        """The map cannot be flushed (the second audit: the hold-out stayed,
+        and the daemon deleted both paths once the admin took the map down
+        by hand)."""
+        t, bindir = self.mapped("echo 'map in use' >&2; exit 1")
+        p = self.with_path(bindir, lambda: t.run("detach", "--iscsi-target", self.IQN,
+                                                 "--lun", "2", quirks=(), rc=1))
+        self.assertRegex(p.stdout, r"flush map +failed")
+        self.assertRegex(p.stdout, r"hold out +done .*taken back")
+        self.assertEqual(self.holdout_files(t), [])
+        self.assertIn("0:0:0:2", t.devices())
+        self.assertIn("1:0:0:2", t.devices())
+
+    def test_a_detach_stopped_by_a_signal_takes_its_hold_out_back(self):
+        t, bindir = self.mapped(f"touch {{root}}/flushing; sleep 3; exit 1")
+        with open(os.path.join(bindir, "multipath")) as f:
+            text = f.read().replace("{root}", t.root)
+        with open(os.path.join(bindir, "multipath"), "w") as f:
+            f.write(text)
+        env = dict(os.environ, FAKE_KERNEL_ROOT=t.root, FAKE_KERNEL_SCRIPT=t.script,
+                   FAKE_KERNEL_LOG=t.log, LD_PRELOAD=FAKE,
+                   PATH=bindir + ":" + os.environ["PATH"])
+        proc = subprocess.Popen([SCAN, "--sysroot", t.root, "detach", "--iscsi-target", self.IQN,
+                                 "--lun", "2"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            if os.path.exists(os.path.join(t.root, "flushing")):
+                break
+            time.sleep(0.05)
+        self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN}-lun-2.conf"])
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, out + err)
+        self.assertIn("stopped by a signal", err)
+        self.assertEqual(self.holdout_files(t), [])
+        self.assertIn("0:0:0:2", t.devices())
+        self.assertIn("1:0:0:2", t.devices())
+
+    def test_detach_of_a_lun_no_path_has(self):
+        """Nothing by that address is attached and nothing is held out: no
+        hold-out is written, exit 1 (the second audit: a hold-out and exit
+        0). Detached before: exit 0, as it is."""
+        t = self.two_paths()
+        t.run(rc=0)
+        p = t.run("detach", "--iscsi-target", self.IQN, "--lun", "9", quirks=(), rc=1)
+        self.assertIn("nothing detached", p.stderr)
+        self.assertEqual(self.holdout_files(t), [])
+        t.run("detach", "--iscsi-target", self.IQN, "--lun", "5", quirks=(), rc=0)
+        t.run("detach", "--iscsi-target", self.IQN, "--lun", "5", quirks=(), rc=0)
+        self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN}-lun-5.conf"])
+
+    def test_a_hold_out_without_a_transport_names_its_host(self):
+        """Two HBAs of one driver, no transport class, the same numbers: the
+        detach of one's LUN holds out that LUN on that host alone (the
+        second audit: keyed by driver, channel, id and LUN, the daemon then
+        deleted the other HBA's LUN, and the other HBA's scan retired the
+        hold-out)."""
+        t = self.tree("host 0 max_id 1 max_lun 8\nhost 1 max_id 1 max_lun 8\n"
+                      "lu 0:0:0:0 version 5 wwid naa.6001405000000a00\n"
+                      "lu 0:0:0:3 version 5 wwid naa.6001405000000a03 sectors 8\n"
+                      "lu 1:0:0:0 version 5 wwid naa.6001405000000b00\n"
+                      "lu 1:0:0:3 version 5 wwid naa.6001405000000b03 sectors 8\n",
+                      hosts=(0, 1))
+        t.host_parents((0, 1))
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:3", "1:0:0:0", "1:0:0:3"])
+        t.run("detach", "--wwid", "naa.6001405000000a03", quirks=(), rc=0)
+        self.assertEqual(self.holdout_files(t),
+                         ["host-pci0000:00!0000:00:04.0-0-0-lun-3.conf"])
+        with open(os.path.join(t.root, "run/scsi-scan/holdout",
+                               self.holdout_files(t)[0])) as f:
+            self.assertIn('host_path = "pci0000:00/0000:00:04.0"', f.read())
+        # every host scanned, with --remove: the other HBA's LUN 3 stays
+        t.run("--remove", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "1:0:0:0", "1:0:0:3"])
+        self.assertEqual(len(self.holdout_files(t)), 1)
+        t.run("release", "--wwid", "naa.6001405000000a03", quirks=(), rc=0)
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:3", "1:0:0:0", "1:0:0:3"])
 
     def test_detach_bounds_the_tool_on_its_exit(self):
         """A multipath that exits 0 but leaves a child holding its output
