@@ -43,8 +43,8 @@ struct settle_record {
  * @SETTLE_DONE: settled; nothing more to wait for
  * @SETTLE_WAIT_START: no record yet: the daemon has not started
  * @SETTLE_WAIT_COLDPLUG: the daemon is running its coldplug
- * @SETTLE_WAIT_RESTART: the daemon stopped during its coldplug; a restart
- *	writes a new record
+ * @SETTLE_WAIT_RESTART: the daemon that wrote the record no longer runs; a
+ *	restart writes a new record
  * @SETTLE_WAIT_BROKEN: the record cannot be read; the daemon rewrites it
  *	at its next phase
  */
@@ -80,8 +80,9 @@ int settle_parse(const char *text, struct settle_record *rec);
  * @broken: the record exists but does not parse (@rec is then ignored)
  * @daemon_alive: the record's process still runs
  *
- * A daemon that stopped after it settled leaves the point reached: what it
- * attached stays attached.
+ * A record of a daemon that no longer runs is not trusted, whatever its
+ * phase but SETTLE_PHASE_KERNEL (written by a daemon that exits at once
+ * by design): nothing scans what comes after it died.
  *
  * Return: the verdict.
  */

@@ -596,8 +596,17 @@ int main(int argc, char **argv)
 	struct sysfs_ctx *sys = NULL;
 	struct monitor *mon = NULL;
 	char **search_path = NULL, scan_mode[32];
+	sigset_t mask;
 	int ret;
 
+	/* Blocked before anything else: a SIGHUP (a reload) or SIGTERM that
+	 * comes while the database loads waits for the signalfd, rather than
+	 * kill the daemon in a way Restart=on-failure does not restart. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	ret = parse_args(argc, argv, &c);
 	if (ret >= 0)
 		goto out;

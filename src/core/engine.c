@@ -1106,8 +1106,10 @@ bool engine_idle(const struct engine *e)
 {
 	if (e->running)
 		return false;
+	/* A host waiting for its retry has work to do, even with nothing
+	 * queued. */
 	for (const struct host_state *h = e->hosts; h; h = h->next)
-		if (h->queued || host_work_pending(&h->work))
+		if (h->queued || host_work_pending(&h->work) || h->retry_at)
 			return false;
 	return true;
 }

@@ -201,15 +201,19 @@ static int load(const struct sysfs_ctx *ctx, const struct scsi_addr *a, uint64_t
 		struct id_record *r)
 {
 	char path[PATH_MAX], *text = malloc(ID_RECORD_TEXT_MAX);
+	struct stat st;
 	int n = -1, fd;
 
 	if (!text)
 		return -ENOMEM;
+	/* O_NONBLOCK and a regular file only: a FIFO in its place would block
+	 * the scan for ever. It is rebuilt (save() renames over it). */
 	fd = record_path(ctx, a, path, sizeof(path)) < 0
 		     ? -1
-		     : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		     : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd >= 0) {
-		n = (int)read(fd, text, ID_RECORD_TEXT_MAX - 1);
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			n = (int)read(fd, text, ID_RECORD_TEXT_MAX - 1);
 		close(fd);
 	}
 	if (n > 0)

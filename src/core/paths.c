@@ -371,7 +371,12 @@ static int run_tool(char *const argv[], unsigned int timeout_s, char *why, size_
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
+		sigset_t none;
 
+		/* The daemon blocks its signals for its signalfd; the tool
+		 * must not inherit that. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setpgid(0, 0);
 		if (null >= 0)
 			dup2(null, 0);

@@ -73,7 +73,9 @@ enum settle_verdict settle_decide(const struct settle_record *rec, bool broken, 
 		return SETTLE_WAIT_BROKEN;
 	if (!rec)
 		return SETTLE_WAIT_START;
-	if (rec->phase != SETTLE_PHASE_COLDPLUG)
+	/* A daemon that settled and died scans nothing that comes now. */
+	if (rec->phase == SETTLE_PHASE_KERNEL ||
+	    (rec->phase == SETTLE_PHASE_SETTLED && daemon_alive))
 		return SETTLE_DONE;
 	return daemon_alive ? SETTLE_WAIT_COLDPLUG : SETTLE_WAIT_RESTART;
 }
@@ -88,7 +90,8 @@ const char *settle_verdict_text(enum settle_verdict verdict)
 	case SETTLE_WAIT_COLDPLUG:
 		return "scsi-scand is still scanning its hosts for the first time";
 	case SETTLE_WAIT_RESTART:
-		return "scsi-scand stopped before its first scan of every host was done";
+		return "scsi-scand no longer runs (it stopped during or after its first scan of "
+		       "every host)";
 	case SETTLE_WAIT_BROKEN:
 		return "the state file " SETTLE_STATE_PATH " does not parse";
 	}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sysroot.h"
@@ -112,11 +113,18 @@ static int read_fd_all(int fd, uint8_t *buf, size_t len, bool short_is_end)
 /* @path relative to @dir_fd, or AT_FDCWD for a path of its own. */
 static int read_path(int dir_fd, const char *path, uint8_t *buf, size_t len, bool short_is_end)
 {
+	struct stat st;
 	int fd, r;
 
-	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put where a record or state file belongs would
+	 * block the open, and then the read, for ever; it is refused. */
+	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	r = read_fd_all(fd, buf, len, short_is_end);
 	close(fd);
 	return r;

@@ -2197,6 +2197,25 @@ class Hostile(ScanTest):
         self.assertEqual(j[0]["vendor"], "AC [2JME")
         self.assertEqual(j[0]["model"], "D isk")
 
+    def test_fifos_where_records_belong(self):
+        """A FIFO as a LUN's identity record, and as the settle point's
+        state file (the second audit: the scan and "wait" blocked for
+        ever): the record is rebuilt, "wait" times out with a reason."""
+        t = self.tree("host 0 max_id 1 max_lun 49410\nlu 0:0:0:0 version 5 naa 6001405000000001\n"
+                      "lu 0:0:0:1 version 5 naa 6001405000000002\n")
+        t.run(rc=0)
+        ident = os.path.join(t.root, "run/scsi-scan/identity")
+        os.makedirs(ident, exist_ok=True)
+        for name in os.listdir(ident):
+            os.unlink(os.path.join(ident, name))
+        os.mkfifo(os.path.join(ident, "0:0:0:1"))
+        os.mkfifo(os.path.join(t.root, "run/scsi-scan/state"))
+        start = time.monotonic()
+        t.run(rc=0, timeout=60)
+        p = t.run("wait", "--timeout", "1", quirks=(), rc=1, timeout=60)
+        self.assertIn("does not parse", p.stderr)
+        self.assertLess(time.monotonic() - start, 30)
+
 
 class Lunmask(ScanTest):
     """lunmask entries: the only LUNs to attach, LUNs never to attach, by

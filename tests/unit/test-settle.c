@@ -62,7 +62,9 @@ static const struct decide_case {
 	{ "coldplug running", true, false, true, SETTLE_PHASE_COLDPLUG, SETTLE_WAIT_COLDPLUG },
 	{ "died in coldplug", true, false, false, SETTLE_PHASE_COLDPLUG, SETTLE_WAIT_RESTART },
 	{ "settled", true, false, true, SETTLE_PHASE_SETTLED, SETTLE_DONE },
-	{ "settled, then stopped", true, false, false, SETTLE_PHASE_SETTLED, SETTLE_DONE },
+	/* The second audit: a dead daemon's "settled" was trusted. */
+	{ "settled, then died: nothing scans what comes now", true, false, false,
+	  SETTLE_PHASE_SETTLED, SETTLE_WAIT_RESTART },
 	{ "kernel scans", true, false, false, SETTLE_PHASE_KERNEL, SETTLE_DONE },
 };
 
