@@ -9,6 +9,7 @@
 #ifndef SCSI_SCAN_HOLDOUT_H
 #define SCSI_SCAN_HOLDOUT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,20 @@ bool holdout_names_host(const struct lunmask_entry *e);
  */
 bool holdout_retired(const struct lunmask_entry *e, const uint64_t *reported, size_t n,
 		     bool complete);
+
+/**
+ * holdout_files() - the hold-out files of a key
+ * @sys: the path context
+ * @k: the key; an iSCSI key without a portal group (@k->tpgt -1) also
+ *	finds the files of every portal group of its target and LUN (a
+ *	detach by wwid keys each path by its session's group)
+ * @ret: set to the files' paths (PATH_MAX each, free() it)
+ * @ret_n: set to how many
+ *
+ * Return: 0 (none found is 0 with *@ret_n 0), or a negative errno.
+ */
+int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char (**ret)[PATH_MAX],
+		  size_t *ret_n);
 
 /**
  * holdout_unlink() - take away a hold-out file found by its entry

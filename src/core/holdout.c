@@ -32,6 +32,67 @@ bool holdout_retired(const struct lunmask_entry *e, const uint64_t *reported, si
 	return true;
 }
 
+/* Whether @name is "iscsi-TARGET,DIGITS-lun-N.conf" of @k's target and LUN. */
+static bool tpgt_file_of(const struct holdout_key *k, const char *name)
+{
+	char tail[64];
+	size_t t = strlen(k->target), i;
+
+	if (strncmp(name, "iscsi-", 6) != 0 || strncmp(name + 6, k->target, t) != 0 ||
+	    name[6 + t] != ',')
+		return false;
+	for (i = 7 + t; name[i] >= '0' && name[i] <= '9'; i++)
+		;
+	if (i == 7 + t)
+		return false;
+	snprintf(tail, sizeof(tail), "-lun-%llu.conf", (unsigned long long)k->lun);
+	return strcmp(name + i, tail) == 0;
+}
+
+int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char (**ret)[PATH_MAX],
+		  size_t *ret_n)
+{
+	char(*v)[PATH_MAX] = NULL, name[NAME_MAX + 1];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = NULL;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = holdout_file_name(k, name, sizeof(name));
+	if (r < 0)
+		return r;
+	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
+	if (r < 0 || !d)
+		return r;
+	while ((de = readdir(d))) {
+		char(*p)[PATH_MAX];
+
+		if (strcmp(de->d_name, name) != 0 &&
+		    !(k->transport == DISCOVER_ISCSI && k->tpgt < 0 && tpgt_file_of(k, de->d_name)))
+			continue;
+		p = realloc(v, (n + 1) * sizeof(*v));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		v = p;
+		r = sysfs_path(sys, v[n], PATH_MAX, HOLDOUT_DIR "/%s", de->d_name);
+		if (r < 0)
+			break;
+		n++;
+	}
+	closedir(d);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
 int holdout_unlink(const struct lunmask_entry *e)
 {
 	return unlink(e->file) < 0 ? -errno : 0;

@@ -393,25 +393,45 @@ int volume_release(const struct sysfs_ctx *sys, const struct holdout_key *keys, 
 	ret->v = NULL;
 	ret->count = 0;
 	for (size_t i = 0; i < n; i++) {
+		char(*files)[PATH_MAX] = NULL;
 		char path[PATH_MAX];
 		struct volume_step *st;
+		size_t nfiles = 0;
 		int r;
 
 		if (key_repeats(keys, i))
 			continue;
-		r = holdout_remove(sys, &keys[i], path);
-		st = step_add(ret, STEP_HOLD_OUT, "%s", path);
-		if (!st)
-			return -ENOMEM;
-		if (r == -ENOENT) {
+		r = holdout_files(sys, &keys[i], &files, &nfiles);
+		if (r < 0)
+			return r;
+		if (!nfiles) {
+			char name[NAME_MAX + 1];
+
+			if (holdout_file_name(&keys[i], name, sizeof(name)) < 0 ||
+			    sysfs_path(sys, path, sizeof(path), HOLDOUT_DIR "/%s", name) < 0)
+				snprintf(path, sizeof(path), "?");
+			st = step_add(ret, STEP_HOLD_OUT, "%s", path);
+			if (!st)
+				return -ENOMEM;
 			st->result = STEP_SKIPPED;
 			snprintf(st->why, sizeof(st->why), "not held out");
 			continue;
 		}
-		step_end(st, r, NULL);
-		if (r < 0)
-			return r;
-		any = true;
+		for (size_t f = 0; f < nfiles; f++) {
+			st = step_add(ret, STEP_HOLD_OUT, "%s", files[f]);
+			if (!st) {
+				free(files);
+				return -ENOMEM;
+			}
+			r = unlink(files[f]) < 0 ? -errno : 0;
+			step_end(st, r, NULL);
+			if (r < 0) {
+				free(files);
+				return r;
+			}
+			any = true;
+		}
+		free(files);
 	}
 	return any ? 0 : -ENOENT;
 }

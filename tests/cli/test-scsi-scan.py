@@ -1840,6 +1840,15 @@ class Volumes(ScanTest):
         self.assertEqual([(s["step"], s["result"]) for s in r["steps"]], [("hold out", "done")])
         self.assertEqual(self.holdout_files(t), [])
         t.run("release", "--wwid", "3600140500000005", quirks=(), rc=1)
+        # held out by wwid (each path keyed by its session's portal group),
+        # released by the target's address without one (the second audit:
+        # "not held out")
+        t.run("--iscsi-target", self.IQN, "--lun", "5", rc=0)
+        t.run("detach", "--wwid", "naa.600140500000005", quirks=(), rc=0)
+        self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN},1-lun-5.conf"])
+        r = t.json("release", "--iscsi-target", self.IQN, "--lun", "5", quirks=(), rc=0)
+        self.assertEqual([(s["step"], s["result"]) for s in r["steps"]], [("hold out", "done")])
+        self.assertEqual(self.holdout_files(t), [])
 
     def mapped(self, multipath, extra=""):
         """LUN 2 of two_paths() attached on both paths under the map mpatha
