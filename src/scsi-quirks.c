@@ -1047,9 +1047,21 @@ int main(int argc, char **argv)
 		case OPT_ROOT:
 			o.root = optarg;
 			break;
-		case OPT_SYSFS:
+		case OPT_SYSFS: {
+			struct stat st;
+			int e = stat(optarg, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+
+			/* A root that is not there would read as a machine
+			 * without devices. */
+			if (e) {
+				fprintf(stderr, "scsi-quirks: --sysroot %s: %s\n", optarg,
+					strerror(e));
+				free(o.dirs);
+				return EXIT_USAGE;
+			}
 			o.sysroot = optarg;
 			break;
+		}
 		case OPT_HOST_ONLY:
 			o.host_only = true;
 			break;
@@ -1112,14 +1124,17 @@ int main(int argc, char **argv)
 		case OPT_LUN: {
 			struct lun_range lr;
 
+			/* A portal group tag is 16 bits (RFC 7143); the lunmask
+			 * key takes 0-65535 too. */
 			if (lun_range_parse(optarg, &lr) < 0 || lr.first != lr.last ||
-			    (c != OPT_LUN && lr.first > 0xffffffffu)) {
-				fprintf(stderr, "scsi-quirks: --%s takes a number, not '%s'\n",
+			    (c != OPT_LUN && lr.first > 0xffffffffu) ||
+			    (c == OPT_ISCSI_TPGT && lr.first > 65535)) {
+				fprintf(stderr, "scsi-quirks: --%s takes a number%s, not '%s'\n",
 					c == OPT_CHANNEL ? "channel"
 					: c == OPT_ID	 ? "id"
 					: c == OPT_LUN	 ? "lun"
 							 : "iscsi-tpgt",
-					optarg);
+					c == OPT_ISCSI_TPGT ? " from 0 to 65535" : "", optarg);
 				free(o.dirs);
 				return EXIT_USAGE;
 			}

@@ -83,9 +83,22 @@ static void items_free(struct devflag_items *l)
 	free(l->items);
 }
 
+/* Printable ASCII without the separators of dev_flags and modprobe.d. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || strchr(":,\"", *s))
+			return false;
+	return true;
+}
+
+/* What the kernel takes as it is: it keeps 8 bytes of a vendor and 16 of a
+ * model (scsi_strcpy_devinfo()), and an entry cut to them would match
+ * other devices, or be written again on every scan. */
 static bool writable(const char *vendor, const char *model)
 {
-	return vendor[0] && !strpbrk(vendor, ":,\"") && !strpbrk(model, ":,\"");
+	return vendor[0] && strlen(vendor) <= 8 && strlen(model) <= 16 && plain(vendor) &&
+	       plain(model);
 }
 
 /*
@@ -185,7 +198,8 @@ static int select_entries(const struct quirk_db *db, struct devflag_items *l,
 				r = quirk_diag_add(
 					diags, QUIRK_ERROR, e->file, e->line,
 					"device '%s' cannot be written as dev_flags (blank vendor, "
-					"or ':', ',' or '\"' in vendor or model)",
+					"vendor over 8 or model over 16 characters, a byte that is "
+					"not printable ASCII, or ':', ',' or '\"' in vendor or model)",
 					e->title);
 			continue;
 		}

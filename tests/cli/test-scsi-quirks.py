@@ -274,6 +274,45 @@ class ListExportImport(unittest.TestCase):
             self.assertIn("'VENDOR07:", p.stderr)
             self.assertNotIn("'VENDOR06:", p.stderr)
 
+    def test_export_what_the_kernel_cannot_take(self):
+        """A vendor over 8 or a model over 16 characters (the kernel cuts
+        them, so the entry matched others and was written to
+        /proc/scsi/device_info on every scan), bytes past ASCII, and a
+        newline and a tab (a modprobe.d line of their own, a split option):
+        refused with file and line, never written (the second audit)."""
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "50-bad.conf"),
+                  'device "long" {\n\tvendor = "ABCDEFGHIJ"\n\tmodel = "M"\n'
+                  '\tflags = {"nolun"}\n}\n'
+                  'device "long-model" {\n\tvendor = "V"\n\tmodel = "0123456789ABCDEFG"\n'
+                  '\tflags = {"nolun"}\n}\n'
+                  'device "controls" {\n\tvendor = "AB\\nC"\n\tmodel = "M\\tX"\n'
+                  '\tflags = {"nolun"}\n}\n'
+                  'device "latin1" {\n\tvendor = "AC\\xe9ME"\n\tmodel = "M"\n'
+                  '\tflags = {"nolun"}\n}\n'
+                  'device "fine" {\n\tvendor = "GOOD"\n\tmodel = "ONE TWO"\n'
+                  '\tflags = {"nolun"}\n}\n')
+            for how in ("--modprobe", "--dev-flags"):
+                p = run("--quirks-dir", d, "export", how, check_rc=1)
+                self.assertEqual(p.stdout, "")
+                for line, title in ((1, "long"), (6, "long-model"), (11, "controls"),
+                                    (16, "latin1")):
+                    self.assertIn(f"50-bad.conf:{line}: error: device '{title}' cannot be "
+                                  "written as dev_flags", p.stderr)
+                self.assertNotIn("'fine'", p.stderr)
+
+    def test_a_root_that_is_not_there_and_a_tpgt_past_16_bits(self):
+        """export --host-only with a --sysroot that does not exist read as
+        a machine without devices and exited 0; --iscsi-tpgt 70000 was
+        taken (the second audit)."""
+        p = run("export", "--dev-flags", "--host-only", "--sysroot", "/nonexistent/root",
+                check_rc=2)
+        self.assertIn("--sysroot /nonexistent/root: No such file or directory", p.stderr)
+        p = run("query", "--iscsi-target", "iqn.2003-01.x:t", "--iscsi-tpgt", "70000",
+                check_rc=2)
+        self.assertIn("--iscsi-tpgt takes a number from 0 to 65535, not '70000'", p.stderr)
+        run("query", "--iscsi-target", "iqn.2003-01.x:t", "--iscsi-tpgt", "65535", check_rc=0)
+
     def test_import_errors(self):
         p = run("import", "--dev-flags", "ACME:Disk", check_rc=1)
         self.assertIn("VENDOR:MODEL:FLAGS", p.stderr)
