@@ -67,6 +67,21 @@ int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char
 		  size_t *ret_n);
 
 /**
+ * holdout_files_wwid() - the hold-out files that recorded a wwid
+ * @sys: the path context
+ * @a: the address (@a->wwid set)
+ * @ret: set to the files' paths (PATH_MAX each, free() it)
+ * @ret_n: set to how many
+ *
+ * A volume held out has no path attached: its hold-outs are found by the
+ * wwid each records (holdout_text_wwid()).
+ *
+ * Return: 0 (none found is 0 with *@ret_n 0), or a negative errno.
+ */
+int holdout_files_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+		       char (**ret)[PATH_MAX], size_t *ret_n);
+
+/**
  * holdout_unlink() - take away a hold-out file found by its entry
  * @e: the entry (its file is under HOLDOUT_DIR)
  *
@@ -79,12 +94,15 @@ int holdout_unlink(const struct lunmask_entry *e);
  * @sys: the path context (its root moves HOLDOUT_DIR)
  * @ret: set to the finalized database, or NULL when there is none (no
  *	directory, no file); quirk_db_unref() it
+ * @ret_diags: where a broken file's errors (file and line) are appended,
+ *	or NULL
  *
- * A broken file is skipped, as a broken quirk file is.
+ * A broken file is skipped, as a broken quirk file is, and said in @diags:
+ * the volume it was to keep out is not held out (@ret_diags).
  *
  * Return: 0 or a negative errno (-ENOMEM, or the directory cannot be read).
  */
-int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret);
+int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret, struct quirk_diags *ret_diags);
 
 /**
  * holdout_any() - whether a hold-out is in force

@@ -249,6 +249,8 @@ struct target_report {
  *	looked for
  * @targets: the targets found
  * @ntargets: how many
+ * @holdout_errors: what made a hold-out file fail to load (file, line,
+ *	message): the volume it was to keep out is not held out
  * @holdouts: the hold-outs the scan read (holdout.h), or NULL: the
  *	targets' @mask may point into it, so it lives as long as the report
  */
@@ -261,6 +263,7 @@ struct host_report {
 	char notes[256];
 	struct target_report *targets;
 	size_t ntargets;
+	struct quirk_diags holdout_errors;
 	struct quirk_db *holdouts;
 };
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "holdout.h"
 #include "luns.h"
 #include "output.h"
 #include "paths.h"
@@ -451,6 +452,29 @@ static json_object *explain_devices(struct sysfs_ctx *sys, struct quirk_db *db,
 	return all;
 }
 
+/* The hold-outs that did not load, once each (every host reads them). */
+static void print_holdout_errors(const struct scan_report *rep)
+{
+	for (size_t i = 0; i < rep->nhosts; i++) {
+		const struct quirk_diags *d = &rep->hosts[i].holdout_errors;
+
+		for (size_t k = 0; k < d->count; k++) {
+			bool said = false;
+
+			for (size_t j = 0; j < i && !said; j++)
+				for (size_t m = 0; m < rep->hosts[j].holdout_errors.count; m++)
+					said |= strcmp(rep->hosts[j].holdout_errors.items[m].file,
+						       d->items[k].file) == 0 &&
+						rep->hosts[j].holdout_errors.items[m].line ==
+							d->items[k].line;
+			if (!said)
+				fprintf(stderr,
+					"scsi-scan: hold-out %s:%u: %s: it is not in force\n",
+					d->items[k].file, d->items[k].line, d->items[k].message);
+		}
+	}
+}
+
 /* @ret_json: with --json, the scan's document is handed over there
  * instead of printed (an attach by address prints it with the volume). */
 static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk_db *db,
@@ -507,6 +531,7 @@ static int cmd_scan(const struct options *o, struct sysfs_ctx *sys, struct quirk
 	failures = scan_report_failures(&rep);
 	if (!o->json)
 		print_lun_failures(&rep);
+	print_holdout_errors(&rep);
 	if (failures && !o->json)
 		fprintf(stderr, "scsi-scan: %zu host(s), target(s) or LUN(s) failed\n", failures);
 	if (explain && !rep.nhosts)
@@ -763,6 +788,34 @@ static int cmd_volume_resize(const struct options *o, struct sysfs_ctx *sys,
 	return EXIT_SUCCESS;
 }
 
+/*
+ * What list says of a volume that is held out: nothing of it is attached,
+ * so its listing alone would be empty. @keys: its paths' keys, or NULL to
+ * find the hold-outs by the address's wwid. Return: how many there are.
+ */
+static size_t say_held_out(const struct options *o, struct sysfs_ctx *sys,
+			   const struct holdout_key *keys, size_t n, const char *address)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < (keys ? n : 1); i++) {
+		char(*files)[PATH_MAX] = NULL;
+		size_t nfiles = 0;
+
+		if ((keys ? holdout_files(sys, &keys[i], &files, &nfiles)
+			  : holdout_files_wwid(sys, &o->address, &files, &nfiles)) < 0)
+			continue;
+		for (size_t f = 0; f < nfiles; f++, total++)
+			if (!o->json)
+				printf("%s: held out by %s (\"scsi-scan release\" brings it back)\n",
+				       address, files[f]);
+		free(files);
+		if (nfiles)
+			break;
+	}
+	return total;
+}
+
 /* Every command with an address: its paths first. */
 static int run_address(const struct options *o, enum command cmd, struct sysfs_ctx *sys,
 		       struct quirk_db *db)
@@ -784,6 +837,11 @@ static int run_address(const struct options *o, enum command cmd, struct sysfs_c
 		fprintf(stderr, "scsi-scan: %s: cannot find its paths: %s\n", address,
 			strerror(-r));
 		return EXIT_FAILURE;
+	}
+	if (!n && cmd == CMD_LIST && o->address.transport == DISCOVER_PROBE &&
+	    say_held_out(o, sys, NULL, 0, address)) {
+		ret = EXIT_SUCCESS;
+		goto out;
 	}
 	if (!n) {
 		fprintf(stderr, "scsi-scan: %s: %s\n", address,
@@ -815,6 +873,8 @@ static int run_address(const struct options *o, enum command cmd, struct sysfs_c
 		goto out;
 	ret = cmd == CMD_LIST ? cmd_list(o, sys, db, sel, (int)n)
 			      : cmd_scan(o, sys, db, sel, (int)n, true, NULL);
+	if (cmd == CMD_LIST && keys)
+		say_held_out(o, sys, keys, n, address);
 out:
 	free(sel);
 	free(paths);
@@ -928,6 +988,18 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+		/* The last of two would win without a word, and the other
+		 * volume would be attached or detached. */
+		if (c >= OPT_REMOVE && (BIT(c) & address & given)) {
+			const struct option *lo = longopts;
+
+			while (lo->name && lo->val != c)
+				lo++;
+			fprintf(stderr, "scsi-scan: --%s is given twice: one volume a run\n",
+				lo->name ? lo->name : "?");
+			free(o.dirs);
+			return EXIT_USAGE;
+		}
 		given |= c == 'n'	   ? BIT(OPT_DRY_RUN)
 			 : c == 'v'	   ? BIT(OPT_VERBOSE)
 			 : c >= OPT_REMOVE ? BIT(c)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "holdout.h"
+#include "quirks-internal.h"
 
 bool holdout_names_host(const struct lunmask_entry *e)
 {
@@ -93,6 +94,50 @@ int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char
 	return 0;
 }
 
+int holdout_files_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+		       char (**ret)[PATH_MAX], size_t *ret_n)
+{
+	char(*v)[PATH_MAX] = NULL;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = NULL;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
+	if (r < 0 || !d)
+		return r;
+	while ((de = readdir(d))) {
+		char text[4096], wwid[SCSI_WWID_MAX + 1], (*p)[PATH_MAX];
+		size_t len = strlen(de->d_name);
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0 ||
+		    sysfs_read(sys, text, sizeof(text), HOLDOUT_DIR "/%s", de->d_name) < 0 ||
+		    holdout_text_wwid(text, wwid, sizeof(wwid)) < 0 ||
+		    !volume_wwid_matches(a, wwid))
+			continue;
+		p = realloc(v, (n + 1) * sizeof(*v));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		v = p;
+		r = sysfs_path(sys, v[n], PATH_MAX, HOLDOUT_DIR "/%s", de->d_name);
+		if (r < 0)
+			break;
+		n++;
+	}
+	closedir(d);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
 int holdout_unlink(const struct lunmask_entry *e)
 {
 	return unlink(e->file) < 0 ? -errno : 0;
@@ -140,7 +185,7 @@ int holdout_dir_make(const struct sysfs_ctx *sys, char *path, size_t len)
 	return 0;
 }
 
-int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret)
+int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret, struct quirk_diags *ret_diags)
 {
 	struct quirk_diags diags = { 0 };
 	char dir[PATH_MAX];
@@ -162,6 +207,11 @@ int holdout_load(const struct sysfs_ctx *sys, struct quirk_db **ret)
 	r = quirk_db_add_dirs(db, dirs, 1, &diags);
 	if (r == 0)
 		r = quirk_db_finalize(db, &diags);
+	/* The errors only: a file with one is not in force. */
+	for (size_t i = 0; ret_diags && r == 0 && i < diags.count; i++)
+		if (diags.items[i].severity == QUIRK_ERROR)
+			r = quirk_diag_add(ret_diags, QUIRK_ERROR, diags.items[i].file,
+					   diags.items[i].line, "%s", diags.items[i].message);
 	quirk_diags_clear(&diags);
 	if (r < 0) {
 		quirk_db_unref(db);

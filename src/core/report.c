@@ -232,6 +232,7 @@ void scan_report_free(struct scan_report *rep)
 			report_target_free(&h->targets[k]);
 		free(h->targets);
 		quirk_db_unref(h->holdouts);
+		quirk_diags_clear(&h->holdout_errors);
 	}
 	free(rep->hosts);
 	rep->hosts = NULL;

@@ -1068,7 +1068,13 @@ static int scan_host(const struct scan_ctx *ctx, unsigned int host, const struct
 		hs.host_port_name[0] = '\0';
 	if (sysfs_host_path(ctx->sys, host, hs.host_path, sizeof(hs.host_path)) < 0)
 		hs.host_path[0] = '\0';
-	r = holdout_load(ctx->sys, &rep->holdouts);
+	/* A hold-out that does not load keeps nothing out: the report says
+	 * so, and the log. */
+	r = holdout_load(ctx->sys, &rep->holdouts, &rep->holdout_errors);
+	for (size_t i = 0; i < rep->holdout_errors.count; i++)
+		slog(ctx, LOG_WARNING, "host%u: hold-out %s:%u: %s: it is not in force", host,
+		     rep->holdout_errors.items[i].file, rep->holdout_errors.items[i].line,
+		     rep->holdout_errors.items[i].message);
 	if (r < 0)
 		goto out;
 	hs.holdouts = rep->holdouts;

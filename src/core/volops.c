@@ -439,42 +439,27 @@ int volume_release(const struct sysfs_ctx *sys, const struct holdout_key *keys, 
 int volume_release_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
 			struct volume_steps *ret)
 {
-	struct dirent *de;
-	bool any = false;
-	DIR *d;
+	char(*files)[PATH_MAX] = NULL;
+	size_t n = 0;
 	int r;
 
 	ret->v = NULL;
 	ret->count = 0;
-	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
-	if (r < 0 || !d)
-		return r < 0 ? r : -ENOENT;
-	while ((de = readdir(d))) {
-		char text[4096], wwid[SCSI_WWID_MAX + 1], path[PATH_MAX];
-		struct volume_step *st;
-		size_t len = strlen(de->d_name);
+	r = holdout_files_wwid(sys, a, &files, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct volume_step *st = step_add(ret, STEP_HOLD_OUT, "%s", files[i]);
 
-		if (len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0 ||
-		    sysfs_read(sys, text, sizeof(text), HOLDOUT_DIR "/%s", de->d_name) < 0 ||
-		    holdout_text_wwid(text, wwid, sizeof(wwid)) < 0 ||
-		    !volume_wwid_matches(a, wwid) ||
-		    sysfs_path(sys, path, sizeof(path), HOLDOUT_DIR "/%s", de->d_name) < 0)
-			continue;
-		st = step_add(ret, STEP_HOLD_OUT, "%s", path);
 		if (!st) {
 			r = -ENOMEM;
 			break;
 		}
-		r = unlink(path) < 0 ? -errno : 0;
+		r = unlink(files[i]) < 0 ? -errno : 0;
 		step_end(st, r, NULL);
-		if (r < 0)
-			break;
-		any = true;
 	}
-	closedir(d);
+	free(files);
 	if (r < 0)
 		return r;
-	return any ? 0 : -ENOENT;
+	return n ? 0 : -ENOENT;
 }
 
 /* Whether each path that gets a block device has it (@want_map: and a map

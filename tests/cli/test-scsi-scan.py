@@ -405,7 +405,14 @@ class ExitStatus(ScanTest):
                            (("explain", "0:0:0", "--attach-ghosts"),
                             "--attach-ghosts does not apply to explain"),
                            (("list", "--time-limit", "5"), "--time-limit does not apply to list"),
-                           (("--timeout", "0"), "--timeout takes 1-3600 seconds")):
+                           (("--timeout", "0"), "--timeout takes 1-3600 seconds"),
+                           # the second audit: the last of two was kept
+                           (("detach", "--iscsi-target", "iqn.2003-01.x:a", "--iscsi-target",
+                             "iqn.2003-01.x:b", "--lun", "1"), "--iscsi-target is given twice"),
+                           (("release", "--wwid", "naa.6001405000000001", "--wwid",
+                             "naa.6001405000000002"), "--wwid is given twice"),
+                           (("--sas-address", "5000c500a1b20100", "--lun", "1", "--lun", "2"),
+                            "--lun is given twice")):
             p = t.run(*args, rc=2)
             self.assertIn(what, p.stderr)
         for args, what in ((("wait", "--remove"), "--remove does not apply to wait"),
@@ -1845,6 +1852,13 @@ class Volumes(ScanTest):
         # "not held out")
         t.run("--iscsi-target", self.IQN, "--lun", "5", rc=0)
         t.run("detach", "--wwid", "naa.600140500000005", quirks=(), rc=0)
+        # list says it is held out, by address and by wwid (the second
+        # audit: it printed nothing)
+        held = f"held out by {t.root}/run/scsi-scan/holdout/iscsi-{self.IQN},1-lun-5.conf"
+        p = t.run("list", "--iscsi-target", self.IQN, "--lun", "5", rc=0)
+        self.assertIn(held, p.stdout)
+        p = t.run("list", "--wwid", "naa.600140500000005", rc=0)
+        self.assertIn(held, p.stdout)
         self.assertEqual(self.holdout_files(t), [f"iscsi-{self.IQN},1-lun-5.conf"])
         r = t.json("release", "--iscsi-target", self.IQN, "--lun", "5", quirks=(), rc=0)
         self.assertEqual([(s["step"], s["result"]) for s in r["steps"]], [("hold out", "done")])
@@ -1997,6 +2011,19 @@ class Volumes(ScanTest):
         t.run("release", "--wwid", "naa.6001405000000a03", quirks=(), rc=0)
         t.run(rc=0)
         self.assertEqual(t.devices(), ["0:0:0:0", "0:0:0:3", "1:0:0:0", "1:0:0:3"])
+
+    def test_a_hold_out_that_does_not_load_is_said(self):
+        """The second audit: a broken hold-out was dropped without a word,
+        and the volume it was to keep out came back."""
+        t = self.two_paths()
+        t.run(rc=0)
+        d = os.path.join(t.root, "run/scsi-scan/holdout")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "iscsi-broken-lun-2.conf"), "w") as f:
+            f.write('lunmask "held out" {\n\tiscsi_target = "iqn.2003-01.x:t1\n}\n')
+        p = t.run(rc=0)
+        self.assertRegex(p.stderr, r"hold-out .*iscsi-broken-lun-2\.conf:\d+: .*: it is not "
+                                   r"in force")
 
     def test_detach_bounds_the_tool_on_its_exit(self):
         """A multipath that exits 0 but leaves a child holding its output
