@@ -67,12 +67,16 @@ const char *handler_why_name(enum handler_why why);
  *	loads the module and attaches it)
  * @HANDLER_CONFLICT: it has another, which dh_state cannot replace
  * @HANDLER_UNKNOWN: dh_state could not be read (no scsi_dh in the kernel)
+ * @HANDLER_NOT_KERNEL: it has none, and the handler it should have is none
+ *	of scsi_dh's (alua, emc, hp_sw, rdac): not written, since the kernel
+ *	would load a module scsi_dh_NAME for whatever name dh_state is given
  */
 enum handler_step {
 	HANDLER_KEEP,
 	HANDLER_ATTACH,
 	HANDLER_CONFLICT,
 	HANDLER_UNKNOWN,
+	HANDLER_NOT_KERNEL,
 };
 
 /**

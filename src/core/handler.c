@@ -60,7 +60,7 @@ enum handler_step handler_step(const char *want, const char *dh_state)
 		return HANDLER_UNKNOWN;
 	n = strcspn(dh_state, "\n");
 	if (n == strlen("detached") && strncmp(dh_state, "detached", n) == 0)
-		return HANDLER_ATTACH;
+		return quirk_handler_known(want) ? HANDLER_ATTACH : HANDLER_NOT_KERNEL;
 	if (n == strlen(want) && strncmp(dh_state, want, n) == 0)
 		return HANDLER_KEEP;
 	return HANDLER_CONFLICT;

@@ -383,6 +383,8 @@ static const char *handler_step_name(enum handler_step s)
 		return "attach";
 	case HANDLER_CONFLICT:
 		return "conflict";
+	case HANDLER_NOT_KERNEL:
+		return "not-kernel";
 	case HANDLER_UNKNOWN:
 		break;
 	}
@@ -440,6 +442,12 @@ static void handlers_text(FILE *f, const struct target_report *t)
 			break;
 		case HANDLER_UNKNOWN:
 			fprintf(f, "no dh_state (the kernel has no scsi_dh)\n");
+			break;
+		case HANDLER_NOT_KERNEL:
+			fprintf(f,
+				"%s is none of scsi_dh's handlers (alua, emc, hp_sw, rdac): not "
+				"written\n",
+				t->handler.name);
 			break;
 		}
 	}

@@ -824,6 +824,10 @@ static void log_handlers(const struct scan_ctx *ctx, const struct target_report 
 		else if (h->step == HANDLER_ATTACH)
 			slog(ctx, LOG_WARNING, "%s: device handler %s: writing dh_state failed: %s",
 			     name, t->handler.name, strerror(-h->error));
+		else if (h->step == HANDLER_NOT_KERNEL)
+			slog(ctx, LOG_WARNING,
+			     "%s: device handler %s is none of scsi_dh's: dh_state not written",
+			     name, t->handler.name);
 		else if (h->step == HANDLER_CONFLICT)
 			slog(ctx, LOG_WARNING,
 			     "%s: has device handler %s, the database gives %s (dh_state cannot "

@@ -822,6 +822,21 @@ class DeviceHandlers(ScanTest):
         self.assertIn("device handler: alua (", out)
         self.assertIn("50-local.conf:1, mine)", out)
 
+    def test_a_handler_scsi_dh_does_not_have_is_not_written(self):
+        """The second audit: a local entry's handler name went to dh_state
+        whatever it was, and the kernel loads scsi_dh_NAME for it."""
+        with tempfile.TemporaryDirectory() as etc:
+            with open(os.path.join(etc, "50-local.conf"), "w") as f:
+                f.write('device "mine" {\n\tvendor = "DGC"\n\tmodel = "RAID 5"\n'
+                        '\thandler = "mydh"\n}\n')
+            t = self.tree("host 0 max_id 1 max_lun 49410\n"
+                          "lu 0:0:0:0 vendor DGC model RAID_5 version 4\n")
+            r = t.json(quirks=(QUIRKS, etc), rc=0)
+        _, tgt = self.lun_outcomes(r, "0:0:0")
+        self.assertEqual(tgt["handler"]["name"], "mydh")
+        self.assertEqual(tgt["handler"]["luns"][0]["step"], "not-kernel")
+        self.assertFalse([c for c in t.commands() if c.startswith("dh_state")])
+
     def test_conflict_and_no_scsi_dh(self):
         t = self.tree("host 0 max_id 2 max_lun 49410\n"
                       "lu 0:0:0:0 vendor LIO-ORG model IBLOCK tpgs 1 dh rdac\n"

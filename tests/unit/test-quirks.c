@@ -826,10 +826,16 @@ static const struct handler_step_case {
 	const char *want, *dh_state;
 	enum handler_step step;
 } handler_step_cases[] = {
-	{ NULL, "detached\n", HANDLER_KEEP },	    { "alua", "detached\n", HANDLER_ATTACH },
-	{ "alua", "alua\n", HANDLER_KEEP },	    { "alua", "rdac\n", HANDLER_CONFLICT },
-	{ "alua", NULL, HANDLER_UNKNOWN },	    { "rdac", "rdac", HANDLER_KEEP },
+	{ NULL, "detached\n", HANDLER_KEEP },
+	{ "alua", "detached\n", HANDLER_ATTACH },
+	{ "alua", "alua\n", HANDLER_KEEP },
+	{ "alua", "rdac\n", HANDLER_CONFLICT },
+	{ "alua", NULL, HANDLER_UNKNOWN },
+	{ "rdac", "rdac", HANDLER_KEEP },
 	{ "hp_sw", "hp_sw_x\n", HANDLER_CONFLICT },
+	/* The second audit: written, the kernel would load scsi_dh_NAME. */
+	{ "mydh", "detached\n", HANDLER_NOT_KERNEL },
+	{ "mydh", "mydh\n", HANDLER_KEEP },
 };
 
 START_TEST(handler_steps)
