@@ -63,10 +63,13 @@ enum recover_action {
  * recover_lun_action() - what one LUN of a target that came back needs
  * @state: the LUN's sysfs state ("running", "offline",
  *	"transport-offline", "blocked", ...)
+ * @offline_before: the LUN was offline already when its path went away
+ *	(an administrator's "echo offline > state", or the error handler's
+ *	before the outage): the path coming back is no reason to change that
  *
  * Return: the action.
  */
-enum recover_action recover_lun_action(const char *state);
+enum recover_action recover_lun_action(const char *state, bool offline_before);
 
 /**
  * recover_action_name() - the action in words, for logs and tests

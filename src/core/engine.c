@@ -80,6 +80,10 @@ struct engine {
 	pthread_mutex_t db_lock;
 	/* a detached volume is held out (under db_lock) */
 	bool holdouts;
+	/* LUNs that were offline when their path went away (under db_lock):
+	 * the path's return leaves them so */
+	struct scsi_addr *offline_before;
+	size_t noffline_before;
 	struct host_state *hosts;
 	unsigned int running;
 	int done_pipe[2];
@@ -146,6 +150,7 @@ struct engine *engine_unref(struct engine *e)
 	}
 	quirk_db_unref(e->db);
 	quirk_cache_free(e->cache);
+	free(e->offline_before);
 	for (int i = 0; i < 2; i++)
 		if (e->done_pipe[i] >= 0)
 			close(e->done_pipe[i]);
@@ -471,6 +476,53 @@ static bool resize(struct job *j, const struct scsi_addr *a, const char *why, in
 	return !rr.error && resize_changed(&rr);
 }
 
+/* Whether @a was offline when its path went away. */
+static bool was_offline(struct engine *e, const struct scsi_addr *a)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&e->db_lock);
+	for (size_t i = 0; i < e->noffline_before && !found; i++)
+		found = scsi_addr_cmp(&e->offline_before[i], a) == 0;
+	pthread_mutex_unlock(&e->db_lock);
+	return found;
+}
+
+/* The path of @host:@channel:@id went away: which of its LUNs are offline
+ * now, replacing what was said of that target before. */
+static void note_offline(struct engine *e, unsigned int host, unsigned int channel, unsigned int id)
+{
+	struct scsi_addr *luns = NULL;
+	size_t n = 0, k = 0;
+
+	if (sysfs_devices(e->sys, (int)host, &luns, &n) < 0)
+		return;
+	pthread_mutex_lock(&e->db_lock);
+	for (size_t i = 0; i < e->noffline_before; i++) {
+		const struct scsi_addr *o = &e->offline_before[i];
+
+		if (o->host != host || o->channel != channel || o->id != id)
+			e->offline_before[k++] = *o;
+	}
+	e->noffline_before = k;
+	for (size_t i = 0; i < n; i++) {
+		struct scsi_addr *p;
+		char state[32];
+
+		if (luns[i].channel != channel || luns[i].id != id ||
+		    sysfs_device_attr(e->sys, &luns[i], "state", state, sizeof(state)) < 0 ||
+		    strcmp(state, "offline") != 0)
+			continue;
+		p = realloc(e->offline_before, (e->noffline_before + 1) * sizeof(*p));
+		if (!p)
+			break;
+		e->offline_before = p;
+		e->offline_before[e->noffline_before++] = luns[i];
+	}
+	pthread_mutex_unlock(&e->db_lock);
+	free(luns);
+}
+
 /* A target whose path came back: the transport's unblock set its blocked
  * LUNs running but read none of them again, and left the ones the error
  * handler set offline as they are. What the array changed meanwhile (a
@@ -496,7 +548,7 @@ static void recover_target(struct job *j, const struct work_target *t)
 		    sysfs_device_attr(e->sys, &luns[i], "state", state, sizeof(state)) < 0)
 			continue;
 		scsi_addr_format(&luns[i], name, sizeof(name));
-		switch (recover_lun_action(state)) {
+		switch (recover_lun_action(state, was_offline(e, &luns[i]))) {
 		case RECOVER_SET_RUNNING:
 			r = sysfs_device_write(e->sys, &luns[i], "state", "running");
 			if (r < 0) {
@@ -992,6 +1044,8 @@ static int watch_host(struct engine *e, struct host_state *h)
 		for (size_t k = 0; k < h->nlost && !known; k++)
 			known = h->lost[k].channel == lost[i].channel &&
 				h->lost[k].id == lost[i].id;
+		if (!known)
+			note_offline(e, h->host, lost[i].channel, lost[i].id);
 		if (!known && d)
 			elog(e, LOG_WARNING,
 			     "%u:%u:%u: %s %s is %s: not reachable; its LUNs are brought back "

@@ -48,7 +48,7 @@ void recover_paths_back(const struct scsi_addr *was_lost, size_t nwas_lost,
 	}
 }
 
-enum recover_action recover_lun_action(const char *state)
+enum recover_action recover_lun_action(const char *state, bool offline_before)
 {
 	if (strcmp(state, "running") == 0)
 		return RECOVER_RESCAN;
@@ -56,7 +56,7 @@ enum recover_action recover_lun_action(const char *state)
 	 * to running itself; an offline one (the error handler gave up on
 	 * it while the path was away) stays offline until someone says. */
 	if (strcmp(state, "offline") == 0)
-		return RECOVER_SET_RUNNING;
+		return offline_before ? RECOVER_LEAVE : RECOVER_SET_RUNNING;
 	return RECOVER_LEAVE;
 }
 

@@ -397,6 +397,63 @@ class Daemon(unittest.TestCase):
         self.assertIn("not settled after 1 s: scsi-scand no longer runs", w.stderr)
 
 
+    def test_a_lun_set_offline_before_the_outage_stays_offline(self):
+        """The path watch sets running a LUN the error handler took offline
+        while its path was away, but not one an administrator set offline
+        before (the second audit: both were set running)."""
+        with open(self.script, "w") as f:
+            f.write("host 0 transport iscsi\nlu 0:0:0:0\nlu 0:0:0:3\nhost 1 max_id 1\n")
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_host/host0"))
+        sess = os.path.join(self.root, "sys/devices/platform/host0/session1/iscsi_session/session1")
+        os.makedirs(sess)
+        for k, v in (("target_id", "0"), ("targetname", "iqn.2003-01.org.example:t1"),
+                     ("tpgt", "1"), ("state", "LOGGED_IN")):
+            with open(os.path.join(sess, k), "w") as f:
+                f.write(v + "\n")
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"))
+        os.symlink("../../devices/platform/host0/session1/iscsi_session/session1",
+                   os.path.join(self.root, "sys/class/iscsi_session/session1"))
+
+        def state(hctl, value=None):
+            path = os.path.join(self.root, f"sys/bus/scsi/devices/{hctl}/state")
+            if value is None:
+                with open(path) as f:
+                    return f.read().strip()
+            with open(path, "w") as f:
+                f.write(value + "\n")
+
+        def session(value):
+            with open(os.path.join(sess, "state"), "w") as f:
+                f.write(value + "\n")
+
+        log = open(os.path.join(self.root, "log"), "w+")
+        self.addCleanup(log.close)
+        p = subprocess.Popen(self.args("--watch-paths", "1"), env=self.env, stdout=log,
+                             stderr=log, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(self.devices()) < 2:
+            time.sleep(0.1)
+        self.assertEqual(self.devices(), ["0:0:0:0", "0:0:0:3"])
+        state("0:0:0:3", "offline")
+        time.sleep(1.5)
+        session("FAILED")
+        time.sleep(2.5)
+        state("0:0:0:0", "offline")
+        session("LOGGED_IN")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and state("0:0:0:0") != "running":
+            time.sleep(0.1)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0)
+        log.seek(0)
+        text = log.read()
+        self.assertEqual(state("0:0:0:0"), "running", text)
+        self.assertEqual(state("0:0:0:3"), "offline", text)
+        self.assertIn("0:0:0:0: offline; its path is back: set running", text)
+        self.assertNotIn("0:0:0:3: offline; its path is back", text)
+
     def test_iscsi_session_still_logging_in_is_scanned_again(self):
         # A session is added before its login ends and no uevent follows the
         # login: the daemon scans the host again until the session is up

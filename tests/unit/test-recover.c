@@ -156,10 +156,20 @@ static const struct action_case {
 START_TEST(test_lun_action)
 {
 	const struct action_case *c = &action_cases[_i];
-	enum recover_action a = recover_lun_action(c->state);
+	enum recover_action a = recover_lun_action(c->state, false);
 
 	ck_assert_msg(a == c->action, "\"%s\": %s, expected %s", c->state, recover_action_name(a),
 		      recover_action_name(c->action));
+}
+END_TEST
+
+/* The second audit: a LUN an administrator set offline was set running
+ * when its path came back. */
+START_TEST(test_offline_before_the_outage)
+{
+	ck_assert_int_eq(recover_lun_action("offline", true), RECOVER_LEAVE);
+	ck_assert_int_eq(recover_lun_action("offline", false), RECOVER_SET_RUNNING);
+	ck_assert_int_eq(recover_lun_action("running", true), RECOVER_RESCAN);
 }
 END_TEST
 
@@ -182,6 +192,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_paths_back, 0, sizeof(back_cases) / sizeof(back_cases[0]));
 	tcase_add_loop_test(tc, test_lun_action, 0, sizeof(action_cases) / sizeof(action_cases[0]));
 	tcase_add_test(tc, test_action_names);
+	tcase_add_test(tc, test_offline_before_the_outage);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
