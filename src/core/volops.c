@@ -4,6 +4,7 @@
  * all its paths.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -598,6 +599,17 @@ int volume_resize(const struct sysfs_ctx *sys, const struct volume_path *paths, 
 					   "multipathd does not run)");
 		path_devices_read(sys, &paths[i].addr, &dev[i]);
 		st->after = dev[i].map_sectors;
+		/* The tool's word is not the map's size: read back. */
+		if (m == 0 && st->after != sectors) {
+			st->result = STEP_FAILED;
+			st->error = -EIO;
+			snprintf(st->why, sizeof(st->why),
+				 "%s said it was done, but the map is %" PRId64
+				 " sectors, not the paths' %" PRId64,
+				 multipathd ? "multipathd resize map" : "dmsetup", st->after,
+				 sectors);
+			verdict = -EIO;
+		}
 	}
 	free(dev);
 	return r < 0 ? r : verdict;

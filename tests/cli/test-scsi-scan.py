@@ -2040,6 +2040,22 @@ class Volumes(ScanTest):
         self.assertRegex(p.stderr, r"hold-out .*iscsi-broken-lun-2\.conf:\d+: .*: it is not "
                                    r"in force")
 
+    def test_resize_reads_the_map_back(self):
+        """multipathd says "ok" and the map keeps its size (the second
+        audit: "done"): the step failed, with both sizes, exit 1."""
+        t, bindir = self.mapped("FLUSH")
+        with open(os.path.join(bindir, "multipathd"), "w") as f:
+            f.write("#!/bin/sh\necho ok\n")
+        os.chmod(os.path.join(bindir, "multipathd"), 0o755)
+        t.write("run/multipathd.pid", f"{os.getpid()}\n")
+        t.attrs("sys/class/block/dm-3", size="1024")
+        r = self.with_path(bindir, lambda: t.json("--resize", "--iscsi-target", self.IQN,
+                                                  "--lun", "2", quirks=(), rc=1))
+        step = [s for s in r["steps"] if s["step"] == "resize map"][0]
+        self.assertEqual(step["result"], "failed", step)
+        self.assertIn("said it was done, but the map is 1024 sectors, not the paths' 2048",
+                      step["why"])
+
     def test_detach_bounds_the_tool_on_its_exit(self):
         """A multipath that exits 0 but leaves a child holding its output
         (the second audit: reported timed out after a good flush, 30 s
