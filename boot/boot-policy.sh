@@ -15,6 +15,34 @@
 # DHCP and the iSCSI login, or the fabric login, may take longer than 5 s
 # with nothing else changing meanwhile.
 
+# scsi_scan_limit_of VALUE - prints the bound on one run that scsi-scan's
+# --time-limit takes (0-86400 seconds) from scsi_scan.timeout=VALUE, without
+# the quotes the kernel leaves on a value; any other value ("30s", "-5")
+# prints 120 and says so on stderr: a value scsi-scan refuses would stop
+# every scan of the boot, and the root would not be found.
+scsi_scan_limit_of() {
+	scsi_scan_v=${1#\"}
+	scsi_scan_v=${scsi_scan_v%\"}
+	while :; do
+		case "$scsi_scan_v" in
+		0?*) scsi_scan_v=${scsi_scan_v#0} ;;
+		*) break ;;
+		esac
+	done
+	case "$scsi_scan_v" in
+	"" | *[!0-9]* | ??????*) ;;
+	*)
+		if [ "$scsi_scan_v" -le 86400 ]; then
+			echo "$scsi_scan_v"
+			return 0
+		fi
+		;;
+	esac
+	echo "scsi-scan: scsi_scan.timeout=$1 is not 0-86400 seconds: 120 s" >&2
+	echo 120
+	return 1
+}
+
 # scsi_scan_policy_ready - whether each transport the boot policy names
 # targets of (iscsi_target, port_name, sas_address) has one yet.
 scsi_scan_policy_ready() {

@@ -11,6 +11,10 @@ if [ "$(cat /sys/module/scsi_mod/parameters/scan 2>/dev/null)" = manual ] &&
 	# line (seconds; 0 for none): a device that hangs must not hang the boot.
 	scsi_scan_limit=$(getarg scsi_scan.timeout=)
 	[ -n "$scsi_scan_limit" ] || scsi_scan_limit=120
+	mkdir -p /run/scsi-scan
+	# shellcheck disable=SC1091 # the image's copy of boot/boot-policy.sh
+	[ -r /usr/lib/scsi-scan/boot-policy.sh ] && . /usr/lib/scsi-scan/boot-policy.sh &&
+		scsi_scan_limit=$(scsi_scan_limit_of "$scsi_scan_limit" 2>>/run/scsi-scan.log)
 	# LUN masking for the boot (scsi_scan.lunmask=, or dracut's
 	# rd.lunmask=), written once: only the
 	# LUNs named there are attached; the daemon loads the full policy later.

@@ -192,21 +192,45 @@ fake_paths() {
 	    -e "s|/usr/bin/scsi-quirks|$tmp/bin/scsi-quirks|g" \
 	    -e "s|/run/scsi-scan.log|$tmp/run.log|g" -e "s|/run/scsi-scan/|$tmp/run/|g" \
 	    -e "s|/run/scsi-scan-lunmask.err|$tmp/run/err|g" -e "s|/run/scsi-scan\$|$tmp/run|g" \
+	    -e "s|/run/scsi-scan-timeout.err|$tmp/run/timeout.err|g" \
 	    -e "s|/etc/scsi-scan/boot-policy.conf|$tmp/image-boot-policy.conf|g" \
 	    -e "s|/usr/lib/scsi-scan/boot-policy.sh|$tmp/boot-policy.sh|g" \
 	    -e "s|/sys/class/|$tmp/sys/class/|g" "$1"
 }
 # what the boot scripts source, on the same paths
 fake_paths "$src/boot/boot-policy.sh" > "$tmp/boot-policy.sh"
+# scsi_scan.timeout= as scsi-scan takes it; anything else is the default
+# with a word (the second audit: "30" quoted, "30s" and "-5" stopped every
+# boot scan, and the root was not found)
+for case in '7:7:0' '"30":30:0' '007:7:0' '0:0:0' '86400:86400:0' '86401:120:1' \
+	    '30s:120:1' '-5:120:1' ':120:1' '"":120:1' '1234567:120:1'; do
+	value=${case%%:*} rest=${case#*:}
+	if got=$(. "$tmp/boot-policy.sh" && scsi_scan_limit_of "$value" 2>"$tmp/err"); then
+		got="$got:0"
+	else
+		got="$got:$?"
+	fi
+	[ "$got" = "$rest" ] ||
+		{ echo "FAIL: scsi_scan_limit_of '$value' gave '$got', want '$rest'"; fail=1; }
+	[ "${rest#*:}" = 0 ] || check grep -q "scsi_scan.timeout=$value is not 0-86400" "$tmp/err"
+done
 for script in init-premount local-block; do
-	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1"; do
+	for cmdline in "root=/dev/sda1 scsi_scan.timeout=7 quiet" "root=/dev/sda1" \
+		       'root=/dev/sda1 scsi_scan.timeout="7"' "root=/dev/sda1 scsi_scan.timeout=30s"; do
 		: > "$tmp/log"
 		echo "$cmdline" > "$tmp/cmdline"
 		fake_paths "$src/initramfs-tools/scripts/$script/scsi-scan" > "$tmp/script"
 		quiet=n PATH="$tmp/bin:$PATH" LOG=$tmp/log sh "$tmp/script" ||
 			{ echo "FAIL: $script exits non-zero"; fail=1; }
 		want=120
-		case "$cmdline" in *timeout=7*) want=7 ;; esac
+		case "$cmdline" in *timeout=7* | *'timeout="7"'*) want=7 ;; esac
+		case "$cmdline" in
+		*timeout=30s*)
+			[ $script = local-block ] ||
+				check grep -q "W: scsi-scan: scsi_scan.timeout=30s is not 0-86400" \
+					"$tmp/log"
+			;;
+		esac
 		check grep -q -- "args: --wait --time-limit $want" "$tmp/log"
 		if [ $script = init-premount ]; then
 			check grep -q "W: scsi-scan: 0:0:1: FAILED" "$tmp/log"
