@@ -109,8 +109,10 @@ sanitizers() {
 		CC=clang-14 meson setup "${opts[@]}" "$fuzz" "$top" >/dev/null
 	fi
 	ninja -C "$fuzz" >/dev/null
-	meson test -C "$fuzz" --print-errorlogs --timeout-multiplier 3 --suite unit --suite quirks ||
-		rc=1
+	# The removal model's worlds are the main build's to count in thousands.
+	REMOVAL_MODEL_WORLDS=${REMOVAL_MODEL_WORLDS:-200} REMOVAL_MODEL_DETACHES=10 \
+		meson test -C "$fuzz" --print-errorlogs --timeout-multiplier 3 --suite unit \
+		--suite quirks || rc=1
 	read -r p f s < <(count_results "$fuzz/meson-logs/testlog.json")
 	if "$top/fuzz/run.sh" "$fuzz" "${FUZZ_SECONDS:-45}" | tee "$fuzz/fuzz.txt"; then :; else rc=1; fi
 	p=$((p + $(grep -c ' ok$' "$fuzz/fuzz.txt" || true)))
@@ -132,6 +134,8 @@ test_all() {
 		san_pid=$!
 	fi
 	meson test -C "$build" --print-errorlogs "$@" || rc=$?
+	# The model's seed, for a failure to be replayed (REMOVAL_MODEL_SEED).
+	grep -h "^removal model: seed .* worlds (" "$build/meson-logs/testlog.txt" || true
 	read -r p f s < <(count_results "$build/meson-logs/testlog.json")
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 	if [ -n "$san_pid" ]; then

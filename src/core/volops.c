@@ -366,7 +366,8 @@ int volume_detach(const struct sysfs_ctx *sys, const struct volume_path *paths,
 			verdict = verdict ? verdict : -EIO;
 		}
 	}
-	if (stopped(opt))
+	/* Stopped, but with every path taken already: done. */
+	if (stopped(opt) && deleted < attached)
 		verdict = -EINTR;
 	/* Nothing was taken away: the volume is as it was, and so is its
 	 * policy. A detach that took some paths keeps its hold-outs, so that

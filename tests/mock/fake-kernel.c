@@ -19,6 +19,10 @@
  *      and a write of a name attaches that one, once)
  *      [blacklist S]  (what the kernel's blacklist attribute shows, as
  *      "SPARSELUN_NOSTARTONADD")
+ *      [inq_len N]  (an INQUIRY sent now answers N bytes, its additional
+ *      length saying so: a device that answers short)
+ *      [naa_len N]  (VPD page 0x83 sent now gives its NAA designator as N
+ *      bytes, 0 to 8: a malformed one)
  *   report H:C:T fail|ua N|list L,L,...|resid N   (N: the residual the HBA reports)
  *   report H:C:T short N [times K]   (the transfer carries only the first N
  *      bytes, the header still announces the whole list; for the first K
@@ -101,6 +105,8 @@ struct lu {
 	int tpgs;
 	char dh[16];
 	char blacklist[256];
+	int inq_len;
+	int naa_len;
 };
 
 struct report {
@@ -354,6 +360,10 @@ static void load(void)
 					snprintf(u->dh, sizeof(u->dh), "%s", v);
 				} else if (strcmp(k, "blacklist") == 0)
 					snprintf(u->blacklist, sizeof(u->blacklist), "%s", v);
+				else if (strcmp(k, "inq_len") == 0 && atoi(v) > 0 && atoi(v) <= 96)
+					u->inq_len = atoi(v);
+				else if (strcmp(k, "naa_len") == 0 && atoi(v) >= 0 && atoi(v) <= 8)
+					u->naa_len = atoi(v) + 1;
 				else
 					die("lu: unknown key %s (or a bad value)", k);
 			}
@@ -1141,6 +1151,11 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 			for (int i = 0; i < 8; i++)
 				sscanf(u->naa + 2 * i, "%2hhx", &out[8 + i]);
 			len = 16;
+			if (u->naa_len) {
+				out[7] = (uint8_t)(u->naa_len - 1);
+				out[3] = (uint8_t)(4 + out[7]);
+				len = 8 + out[7];
+			}
 		} else {
 			set_sense(hdr, 0x05, 0x24, 0x00);
 			return 0;
@@ -1161,6 +1176,10 @@ static int fake_sg_io(const char *path, sg_io_hdr_t *hdr)
 		}
 		inquiry_bytes(u, l, out);
 		len = 96;
+		if (u->inq_len) {
+			len = (size_t)u->inq_len;
+			out[4] = len > 5 ? (uint8_t)(len - 5) : 0;
+		}
 	} else if (cdb[0] == 0xa0) {
 		struct report *r = NULL;
 
