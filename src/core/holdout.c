@@ -50,10 +50,12 @@ static bool tpgt_file_of(const struct holdout_key *k, const char *name)
 	return strcmp(name + i, tail) == 0;
 }
 
-int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char (**ret)[PATH_MAX],
-		  size_t *ret_n)
+/* The files of HOLDOUT_DIR @pick takes, as paths under the root. */
+static int collect(const struct sysfs_ctx *sys,
+		   bool (*pick)(const struct sysfs_ctx *, const char *, const void *),
+		   const void *arg, char (**ret)[PATH_MAX], size_t *ret_n)
 {
-	char(*v)[PATH_MAX] = NULL, name[NAME_MAX + 1];
+	char(*v)[PATH_MAX] = NULL;
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d = NULL;
@@ -61,17 +63,13 @@ int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char
 
 	*ret = NULL;
 	*ret_n = 0;
-	r = holdout_file_name(k, name, sizeof(name));
-	if (r < 0)
-		return r;
 	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
 	if (r < 0 || !d)
 		return r;
 	while ((de = readdir(d))) {
 		char(*p)[PATH_MAX];
 
-		if (strcmp(de->d_name, name) != 0 &&
-		    !(k->transport == DISCOVER_ISCSI && k->tpgt < 0 && tpgt_file_of(k, de->d_name)))
+		if (!pick(sys, de->d_name, arg))
 			continue;
 		p = realloc(v, (n + 1) * sizeof(*v));
 		if (!p) {
@@ -94,48 +92,46 @@ int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char
 	return 0;
 }
 
-int holdout_files_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
-		       char (**ret)[PATH_MAX], size_t *ret_n)
+struct by_key {
+	const struct holdout_key *k;
+	char name[NAME_MAX + 1];
+};
+
+static bool pick_key(const struct sysfs_ctx *sys, const char *name, const void *arg)
 {
-	char(*v)[PATH_MAX] = NULL;
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d = NULL;
+	const struct by_key *b = arg;
+
+	(void)sys;
+	return strcmp(name, b->name) == 0 ||
+	       (b->k->transport == DISCOVER_ISCSI && b->k->tpgt < 0 && tpgt_file_of(b->k, name));
+}
+
+int holdout_files(const struct sysfs_ctx *sys, const struct holdout_key *k, char (**ret)[PATH_MAX],
+		  size_t *ret_n)
+{
+	struct by_key b = { .k = k };
 	int r;
 
 	*ret = NULL;
 	*ret_n = 0;
-	r = sysfs_open_dir(sys, HOLDOUT_DIR, &d);
-	if (r < 0 || !d)
-		return r;
-	while ((de = readdir(d))) {
-		char text[4096], wwid[SCSI_WWID_MAX + 1], (*p)[PATH_MAX];
-		size_t len = strlen(de->d_name);
+	r = holdout_file_name(k, b.name, sizeof(b.name));
+	return r < 0 ? r : collect(sys, pick_key, &b, ret, ret_n);
+}
 
-		if (len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0 ||
-		    sysfs_read(sys, text, sizeof(text), HOLDOUT_DIR "/%s", de->d_name) < 0 ||
-		    holdout_text_wwid(text, wwid, sizeof(wwid)) < 0 ||
-		    !volume_wwid_matches(a, wwid))
-			continue;
-		p = realloc(v, (n + 1) * sizeof(*v));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		v = p;
-		r = sysfs_path(sys, v[n], PATH_MAX, HOLDOUT_DIR "/%s", de->d_name);
-		if (r < 0)
-			break;
-		n++;
-	}
-	closedir(d);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
+static bool pick_wwid(const struct sysfs_ctx *sys, const char *name, const void *arg)
+{
+	char text[4096], wwid[SCSI_WWID_MAX + 1];
+	size_t len = strlen(name);
+
+	return len > 5 && strcmp(name + len - 5, ".conf") == 0 &&
+	       sysfs_read(sys, text, sizeof(text), HOLDOUT_DIR "/%s", name) >= 0 &&
+	       holdout_text_wwid(text, wwid, sizeof(wwid)) == 0 && volume_wwid_matches(arg, wwid);
+}
+
+int holdout_files_wwid(const struct sysfs_ctx *sys, const struct volume_address *a,
+		       char (**ret)[PATH_MAX], size_t *ret_n)
+{
+	return collect(sys, pick_wwid, a, ret, ret_n);
 }
 
 int holdout_unlink(const struct lunmask_entry *e)

@@ -210,28 +210,11 @@ def run_detach(rng, n):
     flush_fails = rng.random() < 0.3
     delay = rng.choice((0.0, 0.1, 0.3))
     signal_at = rng.uniform(0.0, 0.6)
-    lus = "".join(f"lu {h}:0:0:{x} vendor LIO-ORG wwid naa.60014050000000{x} sectors 2048\n"
-                  for h in (0, 1) for x in (0, 2))
-    t = cli.Tree("host 0 transport iscsi wlun refused max_lun 65536\n"
-                 "host 1 transport iscsi wlun refused max_lun 65536\n" + lus, hosts=(0, 1))
+    # the CLI tests' volume: LUN 2 of target t1 on two sessions under mpatha
+    vol = cli.Volumes()
+    iqn = vol.IQN
+    t, bindir = vol.mapped(f"sleep {delay}\n" + ("exit 1" if flush_fails else "FLUSH"))
     try:
-        iqn = IQN.format("d")
-        t.iscsi_session(0, 1, 0, iqn)
-        t.iscsi_session(1, 2, 0, iqn)
-        t.run("--iscsi-target", iqn, "--lun", "2", rc=0)
-        bindir = os.path.join(t.root, "bin")
-        os.makedirs(bindir)
-        flush = (f"rm -rf {t.root}/sys/class/block/dm-3 "
-                 f"{t.root}/sys/bus/scsi/devices/*/block/*/holders/dm-3")
-        with open(os.path.join(bindir, "multipath"), "w") as f:
-            f.write(f"#!/bin/sh\nsleep {delay}\n" + ("exit 1\n" if flush_fails else flush + "\n"))
-        os.chmod(os.path.join(bindir, "multipath"), 0o755)
-        t.attrs("sys/class/block/dm-3", dev="253:3", size="2048")
-        t.attrs("sys/class/block/dm-3/dm", uuid="mpath-3600140500000002", name="mpatha")
-        for hctl in ("0:0:0:2", "1:0:0:2"):
-            blk = os.listdir(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block"))[0]
-            os.makedirs(os.path.join(t.root, f"sys/bus/scsi/devices/{hctl}/block/{blk}/"
-                                     "holders/dm-3"))
         env = dict(os.environ, FAKE_KERNEL_ROOT=t.root, FAKE_KERNEL_SCRIPT=t.script,
                    FAKE_KERNEL_LOG=t.log, LD_PRELOAD=FAKE,
                    PATH=bindir + ":" + os.environ["PATH"])

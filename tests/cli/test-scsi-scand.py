@@ -51,6 +51,20 @@ class Daemon(unittest.TestCase):
     def devices(self):
         return sorted(os.listdir(os.path.join(self.root, "sys/bus/scsi/devices")))
 
+    def iscsi_session(self, state):
+        """Session 1 of host 0 to target t1, in @state; returns its directory."""
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_host/host0"))
+        sess = os.path.join(self.root, "sys/devices/platform/host0/session1/iscsi_session/session1")
+        os.makedirs(sess)
+        for k, v in (("target_id", "0"), ("targetname", "iqn.2003-01.org.example:t1"),
+                     ("tpgt", "1"), ("state", state)):
+            with open(os.path.join(sess, k), "w") as f:
+                f.write(v + "\n")
+        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"))
+        os.symlink("../../devices/platform/host0/session1/iscsi_session/session1",
+                   os.path.join(self.root, "sys/class/iscsi_session/session1"))
+        return sess
+
     def state(self):
         with open(os.path.join(self.root, "run/scsi-scan/state")) as f:
             return f.read()
@@ -403,16 +417,7 @@ class Daemon(unittest.TestCase):
         before (the second audit: both were set running)."""
         with open(self.script, "w") as f:
             f.write("host 0 transport iscsi\nlu 0:0:0:0\nlu 0:0:0:3\nhost 1 max_id 1\n")
-        os.makedirs(os.path.join(self.root, "sys/class/iscsi_host/host0"))
-        sess = os.path.join(self.root, "sys/devices/platform/host0/session1/iscsi_session/session1")
-        os.makedirs(sess)
-        for k, v in (("target_id", "0"), ("targetname", "iqn.2003-01.org.example:t1"),
-                     ("tpgt", "1"), ("state", "LOGGED_IN")):
-            with open(os.path.join(sess, k), "w") as f:
-                f.write(v + "\n")
-        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"))
-        os.symlink("../../devices/platform/host0/session1/iscsi_session/session1",
-                   os.path.join(self.root, "sys/class/iscsi_session/session1"))
+        sess = self.iscsi_session("LOGGED_IN")
 
         def state(hctl, value=None):
             path = os.path.join(self.root, f"sys/bus/scsi/devices/{hctl}/state")
@@ -459,16 +464,7 @@ class Daemon(unittest.TestCase):
         # login: the daemon scans the host again until the session is up
         with open(self.script, "w") as f:
             f.write("host 0 transport iscsi\nlu 0:0:0:0\nlu 0:0:0:3\nhost 1 max_id 1\n")
-        os.makedirs(os.path.join(self.root, "sys/class/iscsi_host/host0"))
-        sess = os.path.join(self.root, "sys/devices/platform/host0/session1/iscsi_session/session1")
-        os.makedirs(sess)
-        for k, v in (("target_id", "0"), ("targetname", "iqn.2003-01.org.example:t1"),
-                     ("tpgt", "1"), ("state", "FREE")):
-            with open(os.path.join(sess, k), "w") as f:
-                f.write(v + "\n")
-        os.makedirs(os.path.join(self.root, "sys/class/iscsi_session"))
-        os.symlink("../../devices/platform/host0/session1/iscsi_session/session1",
-                   os.path.join(self.root, "sys/class/iscsi_session/session1"))
+        sess = self.iscsi_session("FREE")
         log = open(os.path.join(self.root, "log"), "w+")
         self.addCleanup(log.close)
         p = subprocess.Popen(self.args(), env=self.env, stdout=log, stderr=log, text=True)
