@@ -215,15 +215,17 @@ static bool stopped(const struct volume_detach_options *opt)
 	return opt->stop && *opt->stop;
 }
 
-/* Whether every key of a volume no path has is held out already. */
+/* Whether every key of a volume no path has is held out already (by a
+ * file of any portal group, for an iSCSI key without one). */
 static bool held_out_already(const struct sysfs_ctx *sys, const struct holdout_key *keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char name[NAME_MAX + 1], path[PATH_MAX];
+		char(*files)[PATH_MAX] = NULL;
+		size_t nfiles = 0;
+		int r = holdout_files(sys, &keys[i], &files, &nfiles);
 
-		if (holdout_file_name(&keys[i], name, sizeof(name)) < 0 ||
-		    sysfs_path(sys, path, sizeof(path), HOLDOUT_DIR "/%s", name) < 0 ||
-		    access(path, F_OK) < 0)
+		free(files);
+		if (r < 0 || !nfiles)
 			return false;
 	}
 	return n > 0;

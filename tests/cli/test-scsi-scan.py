@@ -1867,6 +1867,8 @@ class Volumes(ScanTest):
         # "not held out")
         t.run("--iscsi-target", self.IQN, "--lun", "5", rc=0)
         t.run("detach", "--wwid", "naa.600140500000005", quirks=(), rc=0)
+        # detached already, by its address without a portal group: exit 0
+        t.run("detach", "--iscsi-target", self.IQN, "--lun", "5", quirks=(), rc=0)
         # list says it is held out, by address and by wwid (the second
         # audit: it printed nothing)
         held = f"held out by {t.root}/run/scsi-scan/holdout/iscsi-{self.IQN},1-lun-5.conf"
