@@ -606,13 +606,18 @@ START_TEST(engine_path_back)
 	snprintf(rel, sizeof(rel), "%s/state", sess);
 	touch(rel, "FREE\n");
 	mkpath("sys/bus/scsi/devices/1:0:0:0");
-	touch("sys/bus/scsi/devices/1:0:0:0/state", "offline\n");
+	touch("sys/bus/scsi/devices/1:0:0:0/state", "running\n");
 	mkpath("sys/bus/scsi/devices/1:0:0:1");
 	touch("sys/bus/scsi/devices/1:0:0:1/state", "running\n");
+	mkpath("sys/bus/scsi/devices/1:0:0:2");
+	touch("sys/bus/scsi/devices/1:0:0:2/state", "offline\n");
 	ck_assert_int_eq(engine_coldplug(e), 0);
 	run_until_idle(e);
-	/* the first look records the lost session, and says so once */
+	/* the first look records the lost session, and says so once; LUN 2
+	 * was offline already (an administrator's), LUN 0 goes offline
+	 * during the outage (the error handler's) */
 	ck_assert_int_eq(engine_watch_paths(e), 0);
+	touch("sys/bus/scsi/devices/1:0:0:0/state", "offline\n");
 	ck_assert_int_eq(engine_watch_paths(e), 0);
 	ck_assert_msg(strstr(log_text,
 			     "<4>1:0:0: session3 iqn.2003-01.org.example:t,1 is FREE: not "
@@ -629,6 +634,8 @@ START_TEST(engine_path_back)
 	ck_assert_int_eq(engine_watch_paths(e), 0);
 	read_back("sys/bus/scsi/devices/1:0:0:0/state", state, sizeof(state));
 	ck_assert_str_eq(state, "running");
+	read_back("sys/bus/scsi/devices/1:0:0:2/state", state, sizeof(state));
+	ck_assert_str_eq(state, "offline");
 	ck_assert_msg(strstr(log_text,
 			     "<5>1:0:0: session3 iqn.2003-01.org.example:t,1 is LOGGED_IN "
 			     "again: its LUNs are brought back"),
