@@ -104,6 +104,22 @@ int id_record_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, str
 void id_record_identity(const struct id_record *r, struct lun_identity *id);
 
 /**
+ * id_record_luns() - the LUNs of one target that have an identity record
+ * @ctx: the path context
+ * @host: the host
+ * @channel: the channel
+ * @id: the target id
+ * @ret: set to the LUNs, ascending (free() it), or NULL when none
+ * @ret_n: set to how many
+ *
+ * The LUNs seen attached earlier this boot (the records live in /run).
+ *
+ * Return: 0 or a negative errno.
+ */
+int id_record_luns(const struct sysfs_ctx *ctx, unsigned int host, unsigned int channel,
+		   unsigned int id, uint64_t **ret, size_t *ret_n);
+
+/**
  * id_record_forget() - remove a LUN's record (it was deleted)
  * @ctx: the path context
  * @a: the LUN

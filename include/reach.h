@@ -46,6 +46,12 @@
  * @first_allowed: with @allowed 1, the first LUN of the list
  * @mask: the policy's entries for the target (lunmask_next_allowed())
  * @restricts: the policy restricts the target (lunmask_restricts())
+ * @known: LUNs of the target seen attached earlier this boot (their
+ *	identity records), ascending: on a target the policy restricts, where
+ *	neither LUN 0 nor the well-known LUN answers, the ones the policy
+ *	allows are tried before the target is given up (a hold-out of one LUN
+ *	must not take the rest of its target away)
+ * @nknown: how many
  * @selected_refused: only one LUN was asked for, the policy refuses it and
  *	it is not attached: reaching the target would be for nothing
  */
@@ -64,6 +70,8 @@ struct reach_input {
 	uint64_t first_allowed;
 	const struct lunmask_set *mask;
 	bool restricts;
+	const uint64_t *known;
+	size_t nknown;
 	bool selected_refused;
 };
 
@@ -105,7 +113,7 @@ enum reach_action_kind {
  *	later target of the host (a note for the host's report)
  * @error: REACH_ABORT, and REACH_REPORT of a failed write: the errno
  * @code: why: SC_LUN0_ATTACHED, SC_LUN0, SC_ATTACHED_BEFORE, SC_WLUN,
- *	SC_POLICY_LUN, SC_KERNEL_SCAN (found); SC_SELECTED_REFUSED,
+ *	SC_POLICY_LUN, SC_KNOWN_LUN, SC_KERNEL_SCAN (found); SC_SELECTED_REFUSED,
  *	SC_POLICY_ALLOWS_NONE, SC_UNREACHABLE_RESTRICTED, SC_NO_LUN_ANSWERED,
  *	SC_WRITE_FAILED, SC_STOPPED (reports); SC_NOT_A_TARGET, SC_LIMIT
  * @reason: why, in words (REACH_FOUND: how it was reached, or ""; REACH_REPORT:
@@ -168,6 +176,7 @@ struct reach {
 	struct reach_input in;
 	int state;
 	uint64_t lun;
+	size_t known;
 	bool wlun_impossible;
 	const char *wlun_result;
 };

@@ -300,6 +300,10 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
  * @dry_run: write nothing
  * @look: with @dry_run and nothing of the target attached, one LUN may be
  *	attached to read it, and is deleted again (struct reach_input)
+ * @known: LUNs of the target seen attached earlier this boot (identity
+ *	records), ascending, or NULL: ways in for a target the policy
+ *	restricts (struct reach_input)
+ * @nknown: how many
  * @remove: delete attached LUNs the device no longer lists or the policy
  *	refuses
  * @remove_refused: delete attached LUNs the policy refuses (unless in use)
@@ -334,6 +338,8 @@ struct target_input {
 	const struct quirk_db *holdouts;
 	bool dry_run;
 	bool look;
+	const uint64_t *known;
+	size_t nknown;
 	bool remove;
 	bool remove_refused;
 	bool force;

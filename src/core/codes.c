@@ -39,6 +39,7 @@ const char *scan_code_name(enum scan_code c)
 		[SC_ATTACHED_BEFORE] = "attached-before",
 		[SC_WLUN] = "wlun",
 		[SC_POLICY_LUN] = "policy-lun",
+		[SC_KNOWN_LUN] = "known-lun",
 		[SC_KERNEL_SCAN] = "kernel-scan",
 		[SC_SELECTED_REFUSED] = "selected-refused",
 		[SC_POLICY_ALLOWS_NONE] = "policy-allows-none",

@@ -2,6 +2,7 @@
 /*
  * idrecord.c - a LUN's identity as first seen attached, in /run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -256,6 +257,54 @@ int id_record_kernel(const struct sysfs_ctx *ctx, const struct scsi_addr *a, str
 	if (n < 0)
 		return n;
 	from_kernel(ctx, a, instance, r);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int id_record_luns(const struct sysfs_ctx *ctx, unsigned int host, unsigned int channel,
+		   unsigned int id, uint64_t **ret, size_t *ret_n)
+{
+	uint64_t *v = NULL;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = NULL;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = sysfs_open_dir(ctx, "/run/scsi-scan/identity", &d);
+	if (r < 0 || !d)
+		return r;
+	while ((de = readdir(d))) {
+		struct scsi_addr a;
+		uint64_t *p;
+
+		if (scsi_name_hctl(de->d_name, &a) < 0 || a.host != host || a.channel != channel ||
+		    a.id != id)
+			continue;
+		p = realloc(v, (n + 1) * sizeof(*v));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		v = p;
+		v[n++] = a.lun;
+	}
+	closedir(d);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	*ret = v;
+	*ret_n = n;
 	return 0;
 }
 

@@ -17,6 +17,7 @@ enum reach_state {
 	RS_LUN0,
 	RS_WLUN,
 	RS_ALLOWED,
+	RS_KNOWN,
 	RS_KERNEL,
 	RS_DONE,
 };
@@ -98,10 +99,36 @@ static bool limit_is_target(const struct reach_outcome *o, uint64_t lun)
 	return o->max_lun_ok >= 0 && lun <= (uint64_t)o->max_lun_ok;
 }
 
+/* The next LUN seen attached earlier this boot that the policy allows,
+ * after index @from; 1 with r->known set, 0 when none is left. */
+static int next_known(struct reach *r, size_t from)
+{
+	const struct reach_input *in = &r->in;
+
+	for (size_t i = from; i < in->nknown; i++) {
+		struct lunmask_verdict v;
+
+		lunmask_decide(in->mask, in->known[i], &v);
+		if (v.allowed && in->known[i] != 0 && in->known[i] != LUN_WLUN_REPORT_LUNS) {
+			r->known = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void after_allowed(struct reach *r, struct reach_action *a)
 {
 	const struct reach_input *in = &r->in;
 
+	if (!in->dry_run && in->restricts && r->state != RS_KNOWN && next_known(r, 0)) {
+		/* A LUN this target had, and the policy allows: a way in that
+		 * attaches nothing the policy refuses. */
+		r->lun = in->known[r->known];
+		reach_act(a, REACH_WRITE, r->lun, SC_KNOWN_LUN);
+		r->state = RS_KNOWN;
+		return;
+	}
 	if (!in->dry_run && in->restricts) {
 		/* The kernel's scan of the target would attach every LUN. */
 		r->state = RS_DONE;
@@ -298,6 +325,32 @@ static void step(struct reach *r, const struct reach_outcome *last, struct reach
 		}
 		if (lunmask_next_allowed(in->mask, r->lun, &r->lun) == 1) {
 			reach_act(next, REACH_WRITE, r->lun, SC_POLICY_LUN);
+			return;
+		}
+		after_allowed(r, next);
+		return;
+	case RS_KNOWN:
+		if (last->kind == REACH_OUT_ERROR) {
+			write_failed(r, last, next);
+			return;
+		}
+		if (last->kind == REACH_OUT_ATTACHED) {
+			uint64_t lun = r->lun;
+
+			found(r, next, lun, SC_KNOWN_LUN);
+			next->probe_new = true;
+			reach_say(next,
+				  "LUN 0 %s and the REPORT LUNS well-known LUN %s: reached through "
+				  "LUN %" PRIu64
+				  ", seen attached earlier this boot, which the policy "
+				  "allows",
+				  in->lun0_allowed ? "is absent" : "is refused",
+				  r->wlun_result ? r->wlun_result : "did not answer", lun);
+			return;
+		}
+		if (next_known(r, r->known + 1)) {
+			r->lun = in->known[r->known];
+			reach_act(next, REACH_WRITE, r->lun, SC_KNOWN_LUN);
 			return;
 		}
 		after_allowed(r, next);

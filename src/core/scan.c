@@ -853,9 +853,9 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	struct target_machine m;
 	struct target_action a;
 	struct target_obs o;
-	uint64_t *before = NULL;
+	uint64_t *before = NULL, *known = NULL;
 	ssize_t naddrs;
-	size_t nbefore = 0;
+	size_t nbefore = 0, nknown = 0, nmasks = 0;
 	const struct target_deferred *d;
 	size_t nd;
 
@@ -890,6 +890,14 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	in.naddresses = (size_t)naddrs;
 	in.before = before;
 	in.nbefore = nbefore;
+	/* A target with nothing attached under a policy may be reachable
+	 * only through a LUN it had earlier (struct reach_input's known). */
+	quirk_db_lunmasks(ctx->db, &nmasks);
+	if (!nbefore && (hs->holdouts || nmasks) &&
+	    id_record_luns(ctx->sys, hs->host, da->channel, da->id, &known, &nknown) == 0) {
+		in.known = known;
+		in.nknown = nknown;
+	}
 	in.max_luns = hs->max_luns;
 	in.driver = hs->driver[0] ? hs->driver : NULL;
 	in.wlun_impossible = hs->wlun_impossible;
@@ -943,6 +951,7 @@ static enum target_end_kind run_target(struct host_scan *hs, const struct discov
 	free(addrs);
 	free(iqns);
 	free(before);
+	free(known);
 	return a.end;
 }
 

@@ -604,6 +604,8 @@ static int start(struct target_machine *m)
 	in->allowed = lunmask_next_allowed(&m->mask, UINT64_MAX, &in->first_allowed);
 	in->mask = &m->mask;
 	in->restricts = lunmask_restricts(&m->mask);
+	in->known = m->in.known;
+	in->nknown = m->in.nknown;
 	{
 		struct lunmask_verdict vw;
 

@@ -2058,6 +2058,28 @@ class Volumes(ScanTest):
         self.assertIn("said it was done, but the map is 1024 sectors, not the paths' 2048",
                       step["why"])
 
+    def test_a_hold_out_on_a_target_without_lun_0(self):
+        """A target with LUNs 3, 7 and 9, no LUN 0, the REPORT LUNS
+        well-known LUN refused, LUN 7 held out: the next scan after its
+        other LUNs went reaches it through one of them, seen attached
+        earlier this boot (the second audit: nothing of the target was
+        attached until the release)."""
+        iqn = "iqn.2003-01.org.example:n0"
+        t = self.tree("host 0 transport iscsi wlun refused max_lun 65536\n" +
+                      "".join(f"lu 0:0:0:{n} vendor LIO-ORG naa 60014050000000{n:02x} "
+                              f"sectors 8\n" for n in (3, 7, 9)))
+        t.iscsi_session(0, 1, 0, iqn)
+        t.run(rc=0)
+        t.run(rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:3", "0:0:0:7", "0:0:0:9"])
+        t.run("detach", "--iscsi-target", iqn, "--lun", "7", quirks=(), rc=0)
+        for n in (3, 9):
+            shutil.rmtree(os.path.join(t.root, f"sys/bus/scsi/devices/0:0:0:{n}"))
+        p = t.run("-v", rc=0)
+        self.assertEqual(t.devices(), ["0:0:0:3", "0:0:0:9"], p.stdout + p.stderr)
+        self.assertIn("reached through LUN 3, seen attached earlier this boot", p.stdout)
+        self.assertNotIn("scan host0 0 0 7", t.commands()[-40:])
+
     def test_detach_bounds_the_tool_on_its_exit(self):
         """A multipath that exits 0 but leaves a child holding its output
         (the second audit: reported timed out after a good flush, 30 s
