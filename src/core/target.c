@@ -167,8 +167,7 @@ static void rel_act(struct target_action *a, enum target_act kind, uint64_t lun)
 	a->lun = lun;
 }
 
-/* The rule's verdict on @r now; a dry run of our own LUN asks nothing:
- * nothing was attached. */
+/* The removal rule's verdict on @r with what is known of it now. */
 static enum removal_verdict release_verdict(const struct release *r)
 {
 	struct removal_request rq = { .asked = true, .force = r->force, .dry_run = r->dry_run };
