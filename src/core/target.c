@@ -187,7 +187,7 @@ void release_step(struct release *r, const struct target_obs *last, struct targe
 		if (r->kind == RELEASE_OURS && r->dry_run)
 			break;
 		v = release_verdict(r);
-		if (v == REMOVAL_KEEP_UNTRUSTED || v == REMOVAL_KEEP_NOT_ASKED) {
+		if (v == REMOVAL_KEEP_UNTRUSTED) {
 			rel_line(line, LUN_PRESENT, r->code, "%s, but %s: kept", r->reason,
 				 removal_untrusted_why(&r->ev));
 			break;
